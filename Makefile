@@ -1,0 +1,34 @@
+# One command sets up everything on first use; the CPU build of torch goes in first.
+PY ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.genlab-installed
+
+.PHONY: run test lint format bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q torch==2.13.0
+	$(BIN)/python -m pip install -q -e ".[dev]"
+	touch $(STAMP)
+
+run: $(STAMP)  ## set up on first use, then reproduce grokking
+	$(BIN)/genlab run grokking
+
+test: $(STAMP)  ## set up on first use, then lint and run the test suite
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/python -m pytest -q -n 2
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
+
+format: $(STAMP)
+	$(BIN)/ruff format src tests benchmarks
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/grokking.py
+
+clean:
+	rm -rf $(VENV) genlab-runs

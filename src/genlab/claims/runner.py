@@ -1,0 +1,52 @@
+"""Run a claim: train its specs (skipping finished ones), judge, draw the evidence, record the verdict."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from genlab.claims.base import Budget, Claim, ClaimResult
+from genlab.engine import run_spec
+from genlab.errors import GenlabError, SpecError
+from genlab.spec import RunSpec
+from genlab.store import Store
+
+Executor = Callable[[Sequence[RunSpec], Store, bool], None]
+
+
+def serial(specs: Sequence[RunSpec], store: Store, progress: bool) -> None:
+    """Train specs one after another; a failed run is recorded as failed and the others go on."""
+    for spec in specs:
+        try:
+            run_spec(spec, store, progress=progress)
+        except SpecError:
+            raise
+        except GenlabError:
+            continue
+
+
+def run_claim(
+    claim: Claim,
+    store: Store,
+    budget: Budget = "smoke",
+    overrides: dict[str, Any] | None = None,
+    progress: bool = True,
+    execute: Executor = serial,
+) -> ClaimResult:
+    cfg = claim.config(budget, overrides)
+    specs = claim.specs(cfg)
+    execute(specs, store, progress)
+    ids = [s.run_id for s in specs]
+    runs = store.runs(where=f"run_id IN ({','.join('?' * len(ids))})", args=tuple(ids))
+    metrics = store.metrics(ids)
+    result = claim.judge(cfg, runs, metrics)
+    config_id = claim.config_id(cfg)
+    fig_path = store.root / "claims" / f"{claim.id}-{budget}-{config_id}.png"
+    result.figure = claim.figure(cfg, metrics, fig_path)
+    result.config, result.run_ids = cfg.model_dump(mode="json"), ids
+    store.save_verdict({
+        "claim_id": claim.id, "config_id": config_id, "budget": budget, "config": result.config,
+        "verdict": result.verdict, "statistic": result.statistic, "evidence": result.evidence,
+        "figure": str(result.figure) if result.figure else None, "run_ids": ids,
+    })  # fmt: skip
+    return result

@@ -1,0 +1,92 @@
+"""``genlab claims list|run``: falsifiable claims and their verdicts."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from genlab.cli.app import JsonOpt, StoreOpt, claims_app, emit_json, err, fail, open_store, out
+from genlab.errors import GenlabError, SpecError
+from genlab.spec import _parse_value
+
+COLORS = {"reproduced": "green", "not reproduced": "red", "inconclusive": "yellow"}
+
+
+def _claims(claim_id: str | None, family: str | None) -> list:
+    from genlab.claims import CLAIMS
+
+    if claim_id:
+        return [CLAIMS.get(claim_id).obj]
+    return [e.obj for e in CLAIMS.entries() if family is None or e.family == family]
+
+
+@claims_app.command("list")
+def list_claims(
+    family: Annotated[str | None, typer.Option(help="only this family, e.g. grokking")] = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Every registered claim: id, papers, statement."""
+    rows = [
+        {"id": c.id, "family": c.family, "papers": list(c.papers), "statement": c.statement,
+         "budgets": list(c.budgets)}  # fmt: skip
+        for c in _claims(None, family)
+    ]
+    if json_:
+        emit_json(rows)
+        return
+    table = Table(show_header=True, header_style="bold")
+    for col in ("id", "papers", "statement"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(r["id"], ", ".join(map(str, r["papers"])), escape(r["statement"]))
+    out.print(table)
+
+
+@claims_app.command("run")
+def run_claims(
+    claim_id: Annotated[str | None, typer.Argument(help="claim id (default: all, or --family)")] = None,
+    family: Annotated[str | None, typer.Option(help="only this family")] = None,
+    budget: Annotated[str, typer.Option(help="smoke (seconds) or full (minutes)")] = "smoke",
+    set_: Annotated[
+        list[str] | None, typer.Option("--set", help="config override key=value (repeatable)")
+    ] = None,
+    store: StoreOpt = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bars")] = False,
+    json_: JsonOpt = False,
+) -> None:
+    """Run claims and print their verdicts with evidence. Finished runs are reused."""
+    from genlab.claims.runner import run_claim
+
+    try:
+        overrides = {}
+        for item in set_ or []:
+            key, sep, val = item.partition("=")
+            if not sep:
+                raise SpecError(f"--set {item!r} must look like key=value")
+            overrides[key.strip()] = _parse_value(val.strip())
+        claims = _claims(claim_id, family)
+        if not claims:
+            raise SpecError(f"no claims in family {family!r}")
+        st = open_store(store)
+        for c in claims:  # validate every config before any work starts
+            c.config(budget, overrides)  # type: ignore[arg-type]
+        results = []
+        for c in claims:
+            if not json_:
+                err.print(f"claim [bold]{c.id}[/] ({budget})")
+            results.append(run_claim(c, st, budget, overrides, progress=not (quiet or json_)))  # type: ignore[arg-type]
+    except GenlabError as exc:
+        fail(exc)
+    if json_:
+        emit_json([{k: v for k, v in r.__dict__.items() if k != "table"}
+                   | {"table": r.table.to_dict(orient="records")} for r in results])  # fmt: skip
+        return
+    for r in results:
+        color = COLORS[r.verdict]
+        out.print(f"[bold]{r.claim_id}[/]: [{color}]{r.verdict}[/]")
+        out.print(f"  {escape(r.evidence)}")
+        if r.figure:
+            out.print(f"  figure: {r.figure}")

@@ -1,0 +1,169 @@
+"""``genlab run``, ``runs``, ``show``, ``export`` and ``plot``: one run and what the store holds of it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from genlab.cli.app import JsonOpt, StoreOpt, app, emit_json, err, fail, open_store, out
+from genlab.errors import GenlabError
+from genlab.report.plots import plot_curves
+from genlab.store import Store
+
+
+def _plot(store: Store, run_id: str, path: Path | None = None) -> Path:
+    metrics = store.metrics(run_id)
+    spec = store.run(run_id)["spec"]
+    title = f"{spec['task']['name']} · {spec['model']['name']} · {run_id}"
+    path = plot_curves(metrics, path or store.run_dir(run_id) / "curves.png", title)
+    store.add_artifact(run_id, "curves", path)
+    return path
+
+
+def _final_table(final: dict[str, float], title: str) -> Table:
+    table = Table(title=title, show_header=True, header_style="bold")
+    table.add_column("split")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    for key, value in sorted(final.items()):
+        split, _, metric = key.rpartition(":")
+        table.add_row(split, metric, f"{value:.4g}")
+    return table
+
+
+@app.command()
+def run(
+    ref: Annotated[str, typer.Argument(help="preset name (see `genlab list presets`) or a file")],
+    overrides: Annotated[
+        list[str] | None, typer.Argument(help="key.path=value, e.g. task.p=31 optimizer.lr=3e-3")
+    ] = None,
+    store: StoreOpt = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False,
+    no_plot: Annotated[bool, typer.Option("--no-plot", help="skip the figure")] = False,
+    json_: JsonOpt = False,
+) -> None:
+    """Train a preset or a spec file, with overrides; resume it if it was interrupted."""
+    from genlab.engine import run_spec
+    from genlab.spec import load_run_spec
+
+    try:
+        spec = load_run_spec(ref, overrides or [])
+        st = open_store(store)
+        if not json_:
+            err.print(f"run [bold]{spec.run_id}[/] → {st.root}")
+        result = run_spec(spec, st, progress=not (quiet or json_))
+        plot = None if no_plot or result.status == "diverged" else _plot(st, result.run_id)
+    except GenlabError as exc:
+        fail(exc)
+    if json_:
+        emit_json({**result.__dict__, "plot": plot})
+        return
+    note = " (already done; nothing trained)" if result.skipped else ""
+    if result.resumed_from:
+        note = f" (resumed from step {result.resumed_from})"
+    out.print(_final_table(result.final, f"{result.run_id}: {result.status} at step "
+                                         f"{result.step} in {result.wall_s:.1f}s{note}"))
+    if plot:
+        out.print(f"plot: {plot}")
+    if result.status != "done":
+        raise typer.Exit(1)
+
+
+@app.command()
+def runs(store: StoreOpt = None, json_: JsonOpt = False) -> None:
+    """List the runs in the store."""
+    try:
+        df = open_store(store).runs()
+    except GenlabError as exc:
+        fail(exc)
+    rows = []
+    for r in df.itertuples():
+        import json
+
+        spec = json.loads(r.spec)
+        rows.append({
+            "run_id": r.run_id, "status": r.status, "step": int(r.step), "wall_s": r.wall_s,
+            "task": spec["task"]["name"], "model": spec["model"]["name"],
+            "method": spec["method"]["name"], "seed": spec["seed"], "data_seed": spec["data_seed"],
+        })  # fmt: skip
+    if json_:
+        emit_json(rows)
+        return
+    table = Table(show_header=True, header_style="bold")
+    for col in ("run_id", "status", "step", "wall_s", "task", "model", "method", "seed"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(r["run_id"], r["status"], str(r["step"]), f"{r['wall_s']:.1f}", r["task"],
+                      r["model"], r["method"], str(r["seed"]))  # fmt: skip
+    out.print(table)
+
+
+@app.command()
+def show(
+    run_id: Annotated[str, typer.Argument(help="run id or a unique prefix")],
+    store: StoreOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Summary of one run: status, spec, final metrics, artifacts."""
+    try:
+        st = open_store(store)
+        rid = st.resolve(run_id)
+        row = st.run(rid)
+        row["artifacts"] = st.artifacts(rid)
+    except GenlabError as exc:
+        fail(exc)
+    if json_:
+        emit_json(row)
+        return
+    spec = row["spec"]
+    out.print(f"[bold]{rid}[/]  {row['status']} at step {row['step']}  ({row['wall_s']:.1f}s)")
+    out.print(f"task   {spec['task']['name']} {spec['task']['params']}")
+    out.print(f"model  {spec['model']['name']} {spec['model']['params']}")
+    out.print(f"method {spec['method']['name']}  optimizer {spec['optimizer']}")
+    out.print(f"steps {spec['steps']}  batch {spec['batch_size']}  seed {spec['seed']}  "
+              f"data_seed {spec['data_seed']}")  # fmt: skip
+    if row["error"]:
+        out.print(f"[red]error:[/] {row['error'].strip().splitlines()[-1]}")
+    if row["summary"].get("final"):
+        out.print(_final_table(row["summary"]["final"], "last evaluation"))
+    for name, path in row["artifacts"].items():
+        out.print(f"{name}: {path}")
+
+
+@app.command()
+def export(
+    run_id: Annotated[str, typer.Argument(help="run id or a unique prefix")],
+    store: StoreOpt = None,
+    csv: Annotated[bool, typer.Option("--csv", help="CSV (the default)")] = True,
+    output: Annotated[Path | None, typer.Option("--out", "-o", help="file (default stdout)")] = None,
+) -> None:
+    """Export a run's long-format metrics (run_id, step, split, metric, value) as CSV."""
+    try:
+        st = open_store(store)
+        df = st.metrics(st.resolve(run_id))
+    except GenlabError as exc:
+        fail(exc)
+    text = df.to_csv(index=False)
+    if output:
+        output.write_text(text)
+        err.print(f"wrote {len(df)} rows to {output}")
+    else:
+        typer.echo(text, nl=False)
+
+
+@app.command()
+def plot(
+    run_id: Annotated[str, typer.Argument(help="run id or a unique prefix")],
+    store: StoreOpt = None,
+    output: Annotated[Path | None, typer.Option("--out", "-o", help="PNG path")] = None,
+) -> None:
+    """Redraw a run's learning curves (accuracy and loss per split, log step axis)."""
+    try:
+        st = open_store(store)
+        path = _plot(st, st.resolve(run_id), output)
+    except GenlabError as exc:
+        fail(exc)
+    out.print(f"plot: {path}")

@@ -1,0 +1,233 @@
+"""Train one ``RunSpec``: build, evaluate on a schedule, checkpoint, resume, write to the store.
+
+``run_spec`` is the single entry point. A spec whose id is ``done`` in the store is not run again;
+one left ``running``/``failed``/``interrupted`` resumes from its last checkpoint and, because the
+checkpoint holds the model, optimiser, scheduler, batch order and RNG states, ends with the same
+metrics as an uninterrupted run. A non-finite loss marks the run ``diverged`` with its step.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import torch
+from torch import nn
+
+from genlab.engine import checkpoint
+from genlab.engine.batches import BatchSampler
+from genlab.engine.optim import build_optimizer, build_scheduler
+from genlab.engine.progress import RunProgress
+from genlab.engine.schedule import eval_steps
+from genlab.engine.seeding import seed_everything
+from genlab.errors import GenlabError, SpecError
+from genlab.methods import METHODS, Method
+from genlab.models import MODELS
+from genlab.probes import PROBES, EvalContext
+from genlab.spec import RunSpec
+from genlab.store import Store
+from genlab.tasks import TASKS, TaskData
+
+Metrics = dict[tuple[str, str], float]
+DTYPES = {"float32": torch.float32, "float64": torch.float64}
+
+
+@dataclass
+class RunResult:
+    """What ``run_spec`` returns: the run's final state and its last evaluation."""
+
+    run_id: str
+    status: str
+    step: int
+    wall_s: float
+    final: dict[str, float] = field(default_factory=dict)
+    resumed_from: int | None = None
+    skipped: bool = False
+
+
+@dataclass
+class Prepared:
+    """A spec built into live components, before any training."""
+
+    spec: RunSpec
+    data: TaskData
+    model: nn.Module
+    method: Method
+    optimizer: torch.optim.Optimizer
+    scheduler: torch.optim.lr_scheduler.LambdaLR
+    sampler: BatchSampler
+    probes: list[tuple[Callable, object]]
+
+
+def prepare(spec: RunSpec) -> Prepared:
+    """Build data (from ``data_seed``), model and batch order (from ``seed``), method, optimiser."""
+    dtype = DTYPES[spec.dtype]
+    task = TASKS.get(spec.task.name)
+    try:
+        data = task.obj(task.params.model_validate(spec.task.params), spec.data_seed).to(dtype)
+    except ValueError as exc:
+        raise SpecError(f"task {spec.task.name!r}: {exc}") from None
+    gen = seed_everything(spec.seed)
+    entry = MODELS.get(spec.model.name)
+    meth = METHODS.get(spec.method.name)
+    try:
+        model = entry.obj(entry.params.model_validate(spec.model.params), data.info).to(dtype)
+        method = meth.obj(meth.params.model_validate(spec.method.params), data.info)
+    except ValueError as exc:
+        raise SpecError(f"model/method: {exc}") from None
+    model = method.wrap(model)
+    optimizer = build_optimizer(model, spec.optimizer)
+    probes = []
+    for comp in spec.eval.probes:
+        p = PROBES.get(comp.name)
+        probes.append((p.obj, p.params.model_validate(comp.params)))
+    return Prepared(
+        spec, data, model, method, optimizer, build_scheduler(optimizer, spec.optimizer),
+        BatchSampler(data.train, spec.batch_size, gen), probes,
+    )  # fmt: skip
+
+
+def evaluate(prep: Prepared, step: int) -> Metrics:
+    ctx = EvalContext(prep.model, prep.data, step)
+    out: Metrics = {}
+    for fn, params in prep.probes:
+        out.update(fn(prep.model, ctx, params))
+    return out
+
+
+def _check_stop_rules(spec: RunSpec, metrics: Metrics) -> None:
+    for i, rule in enumerate(spec.stop):
+        if (rule.split, rule.metric) not in metrics:
+            known = sorted({f"{s}:{m}" for s, m in metrics})
+            raise SpecError(
+                f"stop.{i}: no metric {rule.metric!r} on split {rule.split!r}; "
+                f"available: {', '.join(known)}"
+            )
+
+
+def _stop_hit(spec: RunSpec, metrics: Metrics, streaks: list[int]) -> bool:
+    for i, rule in enumerate(spec.stop):
+        v = metrics[(rule.split, rule.metric)]
+        ok = v >= rule.threshold if rule.mode == "ge" else v <= rule.threshold
+        streaks[i] = streaks[i] + 1 if ok else 0
+    return any(s >= rule.patience for s, rule in zip(streaks, spec.stop, strict=True))
+
+
+def _rows(step: int, metrics: Metrics) -> list[tuple[int, str, str, float]]:
+    return [(step, s, m, v) for (s, m), v in metrics.items()]
+
+
+def run_spec(
+    spec: RunSpec,
+    store: Store,
+    progress: bool = True,
+    on_eval: Callable[[int, Metrics], None] | None = None,
+) -> RunResult:
+    """Train ``spec`` into ``store`` (or return at once if it is already done there)."""
+    run_id = spec.run_id
+    status = store.status(run_id)
+    if status == "done":
+        row = store.run(run_id)
+        return RunResult(run_id, "done", row["step"], row["wall_s"], row["summary"].get("final", {}),
+                         skipped=True)  # fmt: skip
+    if store.is_live(run_id):
+        raise GenlabError(f"run {run_id} is being trained by another live process")
+
+    prep = prepare(spec)
+    run_dir = store.run_dir(run_id)
+    state = checkpoint.load(run_dir / checkpoint.RESUME) if status else None
+    if state is None:
+        first = evaluate(prep, 0)  # validates stop rules against real metric names, before writing
+        _check_stop_rules(spec, first)
+    store.begin(run_id, spec.canonical_json())
+    try:
+        return _train(prep, store, state, first if state is None else None, progress, on_eval)
+    except KeyboardInterrupt:
+        store.finish(run_id, "interrupted", store.run(run_id)["step"], store.run(run_id)["wall_s"])
+        raise
+    except Exception as exc:
+        row = store.run(run_id)
+        store.finish(run_id, "failed", row["step"], row["wall_s"], error=traceback.format_exc())
+        if isinstance(exc, GenlabError):
+            raise
+        raise GenlabError(f"run {run_id} failed at step {row['step']}: {exc!r}") from exc
+
+
+def _train(
+    prep: Prepared,
+    store: Store,
+    state: dict | None,
+    first: Metrics | None,
+    progress: bool,
+    on_eval: Callable[[int, Metrics], None] | None,
+) -> RunResult:
+    spec, model = prep.spec, prep.model
+    run_id, run_dir = spec.run_id, store.run_dir(spec.run_id)
+    at = eval_steps(spec.steps, spec.eval.every, spec.eval.log_points)
+    streaks = [0] * len(spec.stop)
+    start, wall0, resumed_from = 0, 0.0, None
+    logs_sum: dict[str, float] = {}
+    n_logs = 0
+    if state is not None:
+        model.load_state_dict(state["model"])
+        prep.optimizer.load_state_dict(state["optimizer"])
+        prep.scheduler.load_state_dict(state["scheduler"])
+        prep.sampler.load_state_dict(state["sampler"])
+        torch.set_rng_state(state["rng"])
+        start, wall0, streaks = state["step"], state["wall_s"], list(state["streaks"])
+        logs_sum, n_logs = dict(state["logs_sum"]), state["n_logs"]
+        resumed_from = start
+        store.drop_metrics_after(run_id, start)
+    else:
+        store.drop_metrics_after(run_id, -1)
+        store.log_metrics(run_id, _rows(0, first or {}))
+    last: Metrics = first or {}
+    t0 = time.perf_counter()
+    step, status, error = start, "done", None
+    model.train()
+    with RunProgress(f"{spec.task.name} · {spec.model.name}", spec.steps, start, progress) as bar:
+        if first:
+            bar.show(first)
+        for step in range(start + 1, spec.steps + 1):
+            logs = prep.method.step(model, prep.optimizer, prep.sampler.next())
+            prep.scheduler.step()
+            if not math.isfinite(logs["loss"]):
+                status, error = "diverged", f"non-finite loss {logs['loss']} at step {step}"
+                break
+            for k, v in logs.items():
+                logs_sum[k] = logs_sum.get(k, 0.0) + v
+            n_logs += 1
+            if step in at:
+                last = evaluate(prep, step)
+                last.update({("optim", k): v / n_logs for k, v in logs_sum.items()})
+                last[("optim", "lr")] = prep.scheduler.get_last_lr()[0]
+                logs_sum, n_logs = {}, 0
+                store.log_metrics(run_id, _rows(step, last))
+                bar.show(last)
+                if on_eval is not None:
+                    on_eval(step, last)
+                if spec.stop and _stop_hit(spec, last, streaks):
+                    break
+            if step % spec.checkpoint_every == 0 and step < spec.steps:
+                wall = wall0 + time.perf_counter() - t0
+                checkpoint.save(run_dir / checkpoint.RESUME, {
+                    "model": model.state_dict(), "optimizer": prep.optimizer.state_dict(),
+                    "scheduler": prep.scheduler.state_dict(), "sampler": prep.sampler.state_dict(),
+                    "rng": torch.get_rng_state(), "step": step, "wall_s": wall, "streaks": streaks,
+                    "logs_sum": logs_sum, "n_logs": n_logs,
+                })  # fmt: skip
+                store.progress(run_id, step, wall)
+            if step % 25 == 0:
+                bar.advance(step)
+        bar.advance(step)
+    wall = wall0 + time.perf_counter() - t0
+    final = {f"{s}:{m}": v for (s, m), v in last.items()}
+    summary = {"final": final, "steps": step, "stopped_early": step < spec.steps and not error}
+    if status == "done":
+        checkpoint.save(run_dir / checkpoint.FINAL, {"model": model.state_dict()})
+        (run_dir / checkpoint.RESUME).unlink(missing_ok=True)
+    store.finish(run_id, status, step, wall, error=error, summary=summary)
+    return RunResult(run_id, status, step, wall, final, resumed_from)

@@ -1,0 +1,42 @@
+"""The method contract: ``loss`` over per-environment batches, ``step`` around it, ``wrap`` a model.
+
+After DomainBed's ``Algorithm`` (Gulrajani & Lopez-Paz, 2021), with the optimiser built outside the
+method from the run spec, so that a method is only what it changes about training.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch import Tensor, nn
+
+from genlab.registry import Params
+from genlab.tasks.base import TaskInfo
+
+Batch = tuple[Tensor, Tensor]
+
+
+class Method:
+    """Base class. Subclasses override ``loss`` (most), ``step`` (SAM-like) or ``wrap`` (layers)."""
+
+    def __init__(self, params: Params, info: TaskInfo) -> None:
+        self.params = params
+        self.info = info
+
+    def wrap(self, model: nn.Module) -> nn.Module:
+        """Return the model to train (default: unchanged)."""
+        return model
+
+    def loss(self, model: nn.Module, batches: dict[str, Batch]) -> tuple[Tensor, dict[str, Any]]:
+        raise NotImplementedError
+
+    def step(
+        self, model: nn.Module, optimizer: torch.optim.Optimizer, batches: dict[str, Batch]
+    ) -> dict[str, float]:
+        """One update; returns floats to log, including ``loss``."""
+        optimizer.zero_grad(set_to_none=True)
+        loss, logs = self.loss(model, batches)
+        loss.backward()
+        optimizer.step()
+        return {"loss": loss.item(), **logs}

@@ -1,0 +1,148 @@
+"""One generic registry: components are registered by name with a pydantic model of their params.
+
+Each package (``tasks``, ``models``, ``methods``, ``probes``) owns one ``Registry``. The first lookup
+imports every module of that package, so adding a component is adding a file.
+
+    @TASKS.register("modular_arithmetic", ModularParams, papers=(55,))
+    def build(params: ModularParams, data_seed: int) -> TaskData: ...
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from genlab.errors import SpecError
+
+T = TypeVar("T")
+
+
+class Params(BaseModel):
+    """Base of every component's params: unknown keys are errors, values are validated."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class NoParams(Params):
+    """For components without params."""
+
+
+@dataclass(frozen=True)
+class Entry(Generic[T]):
+    """A registered component: the object, its params model, its doc and the papers it cites."""
+
+    name: str
+    obj: T
+    params: type[Params]
+    papers: tuple[int, ...] = ()
+    family: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def summary(self) -> str:
+        """The first line of the component's docstring."""
+        doc = inspect.getdoc(self.obj) or ""
+        return doc.strip().splitlines()[0] if doc.strip() else ""
+
+    def defaults(self) -> dict[str, Any]:
+        """Params with their defaults (``"<required>"`` where there is none)."""
+        out: dict[str, Any] = {}
+        for key, info in self.params.model_fields.items():
+            out[key] = "<required>" if info.is_required() else info.get_default(call_default_factory=True)
+        return out
+
+
+class Registry(Generic[T]):
+    """Named components of one kind (``kind`` is used in error messages: "task", "model", ...)."""
+
+    def __init__(self, kind: str, package: str | None = None) -> None:
+        self.kind = kind
+        self._package = package
+        self._entries: dict[str, Entry[T]] = {}
+        self._loaded = package is None
+
+    def register(
+        self,
+        name: str,
+        params: type[Params] = NoParams,
+        papers: tuple[int, ...] = (),
+        family: str = "",
+        **extra: Any,
+    ) -> Callable[[T], T]:
+        """Decorator that registers ``obj`` under ``name``."""
+
+        def deco(obj: T) -> T:
+            if name in self._entries and self._entries[name].obj is not obj:
+                raise ValueError(f"{self.kind} {name!r} is registered twice")
+            self._entries[name] = Entry(name, obj, params, tuple(papers), family, dict(extra))
+            return obj
+
+        return deco
+
+    def _load(self) -> None:
+        if self._loaded:
+            return
+        self._loaded = True
+        pkg = importlib.import_module(self._package)  # type: ignore[arg-type]
+        for mod in pkgutil.iter_modules(pkg.__path__):
+            if not mod.name.startswith("_"):
+                importlib.import_module(f"{self._package}.{mod.name}")
+
+    def names(self) -> list[str]:
+        self._load()
+        return sorted(self._entries)
+
+    def entries(self) -> list[Entry[T]]:
+        return [self._entries[n] for n in self.names()]
+
+    def get(self, name: str) -> Entry[T]:
+        self._load()
+        if name not in self._entries:
+            allowed = ", ".join(self.names()) or "(none registered)"
+            raise SpecError(f"unknown {self.kind} {name!r}; allowed: {allowed}")
+        return self._entries[name]
+
+    def __contains__(self, name: str) -> bool:
+        self._load()
+        return name in self._entries
+
+    def params(self, name: str, params: dict[str, Any], where: str) -> Params:
+        """Validate ``params`` for component ``name``; errors name the field as ``where.key``."""
+        entry = self.get(name)
+        try:
+            return entry.params.model_validate(params)
+        except ValidationError as exc:
+            raise SpecError(format_validation_error(exc, entry.params, prefix=f"{where}.")) from None
+
+
+def _fields_at(model: type[BaseModel] | None, loc: tuple[Any, ...]) -> list[str]:
+    """The field names allowed at ``loc`` inside ``model`` (empty when it cannot be told)."""
+    for part in loc:
+        if model is None or part not in model.model_fields:
+            return []
+        ann = model.model_fields[part].annotation
+        model = ann if inspect.isclass(ann) and issubclass(ann, BaseModel) else None
+    return list(model.model_fields) if model is not None else []
+
+
+def format_validation_error(
+    exc: ValidationError, model: type[BaseModel] | None = None, prefix: str = ""
+) -> str:
+    """One line per problem: ``field.path: what is wrong (got value)``."""
+    lines = []
+    for err in exc.errors():
+        loc = prefix + ".".join(str(p) for p in err["loc"]) if err["loc"] else prefix.rstrip(".")
+        msg = err["msg"]
+        if err["type"] == "extra_forbidden":
+            allowed = _fields_at(model, tuple(err["loc"][:-1]))
+            msg = "unknown field" + (f"; allowed: {', '.join(allowed)}" if allowed else "")
+        got = err.get("input")
+        suffix = f" (got {got!r})" if err["type"] != "extra_forbidden" and not isinstance(got, dict) else ""
+        lines.append(f"{loc}: {msg}{suffix}")
+    return "invalid spec:\n  " + "\n  ".join(lines)

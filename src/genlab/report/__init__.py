@@ -1,0 +1,1 @@
+"""Reports: tables and plots computed from what the store holds."""

@@ -1,0 +1,189 @@
+"""Run specs: everything that defines a run, validated at the edge, hashed into the run id.
+
+A ``RunSpec`` names a task, a model, a method and probes from the registries, with their params;
+the optimiser, the budget, the evaluation schedule, stop rules, ``seed`` (initialisation and batch
+order) and ``data_seed`` (the data realisation, shared by every method it is compared with).
+Its canonical JSON (defaults filled in, keys sorted) hashes to the run id, so running a spec twice
+is a no-op and a sweep resumes by skipping ids it has.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from genlab.errors import SpecError
+from genlab.registry import Registry, format_validation_error
+
+PRESETS_DIR = Path(__file__).parent / "presets"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Component(_Strict):
+    """A registered component by ``name`` with its ``params`` (defaults are filled in)."""
+
+    name: str
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class OptimizerSpec(_Strict):
+    """The optimiser: AdamW, Adam or SGD, linear warm-up, optional gradient clipping."""
+
+    name: Literal["adamw", "adam", "sgd"] = "adamw"
+    lr: float = Field(1e-3, gt=0)
+    weight_decay: float = Field(0.0, ge=0)
+    betas: tuple[float, float] = (0.9, 0.98)
+    momentum: float = Field(0.0, ge=0, lt=1)
+    warmup_steps: int = Field(0, ge=0)
+    grad_clip: float | None = Field(None, gt=0)
+
+
+class EvalSpec(_Strict):
+    """When to evaluate (log-spaced points plus every ``every`` steps) and which probes to run."""
+
+    every: int = Field(100, ge=1)
+    log_points: int = Field(30, ge=0, description="log-spaced evaluation steps in [1, steps]")
+    probes: list[Component] = Field(
+        default_factory=lambda: [Component(name=n) for n in ("accuracy", "loss", "weight_norm")]
+    )
+
+
+class StopRule(_Strict):
+    """Stop once ``metric`` on ``split`` has held ``>= threshold`` (or ``<=``) for ``patience`` evals."""
+
+    split: str
+    metric: str = "accuracy"
+    threshold: float
+    mode: Literal["ge", "le"] = "ge"
+    patience: int = Field(1, ge=1)
+
+
+class RunSpec(_Strict):
+    """Everything that defines one run. See the module docstring."""
+
+    task: Component
+    model: Component
+    method: Component = Field(default_factory=lambda: Component(name="erm"))
+    optimizer: OptimizerSpec = Field(default_factory=OptimizerSpec)
+    steps: int = Field(gt=0, description="optimiser updates")
+    batch_size: int | None = Field(None, ge=1, description="per environment; None = full batch")
+    eval: EvalSpec = Field(default_factory=EvalSpec)
+    stop: list[StopRule] = Field(default_factory=list)
+    checkpoint_every: int = Field(500, ge=1)
+    dtype: Literal["float32", "float64"] = "float32"
+    seed: int = Field(0, ge=0)
+    data_seed: int = Field(0, ge=0)
+
+    @model_validator(mode="after")
+    def _resolve_components(self) -> RunSpec:
+        from genlab.methods import METHODS
+        from genlab.models import MODELS
+        from genlab.probes import PROBES
+        from genlab.tasks import TASKS
+
+        def resolve(reg: Registry, comp: Component, where: str) -> None:
+            comp.params = reg.params(comp.name, comp.params, where).model_dump(mode="json")
+
+        resolve(TASKS, self.task, "task.params")
+        resolve(MODELS, self.model, "model.params")
+        resolve(METHODS, self.method, "method.params")
+        for i, probe in enumerate(self.eval.probes):
+            resolve(PROBES, probe, f"eval.probes.{i}.params")
+        return self
+
+    def canonical_json(self) -> str:
+        return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+
+    @property
+    def run_id(self) -> str:
+        """The first 16 hex digits of the SHA-256 of the canonical JSON."""
+        return hashlib.sha256(self.canonical_json().encode()).hexdigest()[:16]
+
+
+def parse_spec(data: dict[str, Any]) -> RunSpec:
+    """Validate a dict into a ``RunSpec``; any problem is a ``SpecError`` naming the field."""
+    try:
+        return RunSpec.model_validate(data)
+    except ValidationError as exc:
+        raise SpecError(format_validation_error(exc, RunSpec)) from None
+
+
+# ---- files, presets and ``key.path=value`` overrides ---------------------------------------
+
+
+def preset_names() -> list[str]:
+    return sorted(p.stem for p in PRESETS_DIR.glob("*.toml"))
+
+
+def preset_description(name: str) -> str:
+    """The first comment line of a preset file."""
+    for line in (PRESETS_DIR / f"{name}.toml").read_text().splitlines():
+        if line.startswith("#"):
+            return line.lstrip("# ").strip()
+    return ""
+
+
+def load_spec_file(ref: str) -> dict[str, Any]:
+    """Read a preset name or a ``.toml`` / ``.json`` file into a plain dict (not yet validated)."""
+    path = Path(ref)
+    if not path.is_file():
+        preset = PRESETS_DIR / f"{ref}.toml"
+        if not preset.is_file():
+            raise SpecError(
+                f"no preset or file {ref!r}; presets: {', '.join(preset_names())} "
+                "(or give the path of a .toml or .json file)"
+            )
+        path = preset
+    text = path.read_text()
+    try:
+        return json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
+        raise SpecError(f"{path}: not valid {path.suffix.lstrip('.') or 'toml'}: {exc}") from None
+
+
+def _parse_value(text: str) -> Any:
+    """A TOML literal (``3``, ``1e-3``, ``true``, ``[1, 2]``, ``"s"``), else the bare string."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+COMPONENT_KEYS = ("task", "model", "method")
+
+
+def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
+    """Apply ``key.path=value`` overrides to a spec dict (a deep copy is returned).
+
+    ``task.p=31`` is short for ``task.params.p=31`` (likewise for ``model`` and ``method``).
+    Unknown keys are caught by validation afterwards, which names the allowed ones.
+    """
+    out = json.loads(json.dumps(data))
+    for item in overrides:
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            raise SpecError(f"override {item!r} must look like key.path=value")
+        parts = key.strip().split(".")
+        if parts[0] in COMPONENT_KEYS and len(parts) > 1 and parts[1] not in ("name", "params"):
+            parts.insert(1, "params")
+        node = out
+        for i, part in enumerate(parts[:-1]):
+            nxt = node.setdefault(part, {})
+            if not isinstance(nxt, dict):
+                raise SpecError(f"override {key!r}: {'.'.join(parts[: i + 1])} is not a table")
+            node = nxt
+        node[parts[-1]] = _parse_value(raw.strip())
+    return out
+
+
+def load_run_spec(ref: str, overrides: list[str] | tuple[str, ...] = ()) -> RunSpec:
+    """Preset or file, plus overrides, validated."""
+    return parse_spec(apply_overrides(load_spec_file(ref), list(overrides)))
