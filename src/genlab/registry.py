@@ -138,7 +138,7 @@ def format_validation_error(
     lines = []
     for err in exc.errors():
         loc = prefix + ".".join(str(p) for p in err["loc"]) if err["loc"] else prefix.rstrip(".")
-        msg = err["msg"]
+        msg = err["msg"].removeprefix("Value error, ")
         if err["type"] == "extra_forbidden":
             allowed = _fields_at(model, tuple(err["loc"][:-1]))
             msg = "unknown field" + (f"; allowed: {', '.join(allowed)}" if allowed else "")

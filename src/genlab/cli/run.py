@@ -94,7 +94,7 @@ def runs(store: StoreOpt = None, json_: JsonOpt = False) -> None:
         return
     table = Table(show_header=True, header_style="bold")
     for col in ("run_id", "status", "step", "wall_s", "task", "model", "method", "seed"):
-        table.add_column(col)
+        table.add_column(col, no_wrap=col == "run_id")
     for r in rows:
         table.add_row(r["run_id"], r["status"], str(r["step"]), f"{r['wall_s']:.1f}", r["task"],
                       r["model"], r["method"], str(r["seed"]))  # fmt: skip

@@ -1,0 +1,1 @@
+"""Raw data sources shared by several tasks (bundled or generated; never downloaded at run time)."""
