@@ -34,3 +34,32 @@ def correct(logits: Tensor, y: Tensor) -> Tensor:
 
 def accuracy(logits: Tensor, y: Tensor) -> float:
     return correct(logits, y).to(torch.float32).mean().item()
+
+
+def _stablemax_s(x: Tensor) -> Tensor:
+    """``s(x) = x + 1`` for ``x >= 0`` and ``1 / (1 - x)`` for ``x < 0`` (Prieto et al., #20)."""
+    return torch.where(x >= 0, x + 1, 1 / (1 - torch.clamp(x, max=0)))
+
+
+def log_stablemax(logits: Tensor, dim: int = -1) -> Tensor:
+    """Log of StableMax, ``log(s(x_i) / sum_j s(x_j))``: softmax with ``exp`` replaced by ``s``.
+
+    ``s`` grows linearly, not exponentially, so scaling the logits up cannot round the
+    correct class's probability to exactly 1 (Prieto et al., "Grokking at the Edge of Numerical
+    Stability", #20).
+    """
+    s = _stablemax_s(logits)
+    return torch.log(s) - torch.log(s.sum(dim=dim, keepdim=True))
+
+
+def stablemax_cross_entropy(logits: Tensor, y: Tensor, reduction: str = "mean") -> Tensor:
+    """StableMax cross-entropy (Prieto et al., #20) on logits of either task kind.
+
+    Raises ``ValueError`` when ``y`` is not integer class labels (StableMax is for classification).
+    """
+    if y.is_floating_point():
+        raise ValueError(
+            "StableMax cross-entropy needs integer class labels (a classification task)"
+        )
+    logits, y = _flat(logits, y)
+    return F.nll_loss(log_stablemax(logits), y, ignore_index=IGNORE, reduction=reduction)

@@ -52,6 +52,14 @@ CREATE TABLE IF NOT EXISTS verdicts (
 """
 
 
+_SWEEPS = """
+CREATE TABLE IF NOT EXISTS sweeps (
+    sweep_id TEXT PRIMARY KEY, name TEXT NOT NULL, spec TEXT NOT NULL, runs TEXT NOT NULL,
+    created REAL NOT NULL
+);
+"""
+
+
 def default_root() -> Path:
     return Path(os.environ.get("GENLAB_STORE") or "genlab-runs")
 
@@ -120,17 +128,19 @@ class Store:
         return conn
 
     def _check_schema(self, conn: sqlite3.Connection, create: bool) -> None:
+        """Refuse foreign databases; a writer creates (or extends) the tables in one transaction."""
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if tables and "meta" not in tables:
+            raise StoreError(f"{self.db_path} is an SQLite file but not a genlab store")
         if "meta" in tables:
             row = conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
             if row is None or row[0] != SCHEMA:
                 raise StoreError(f"{self.db_path} is not a genlab store (schema {row})")
-            return
-        if tables:
-            raise StoreError(f"{self.db_path} is an SQLite file but not a genlab store")
         if create:
-            conn.executescript(_TABLES)
-            conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA,))
+            conn.executescript(
+                f"BEGIN IMMEDIATE; {_TABLES}"
+                f"INSERT OR IGNORE INTO meta VALUES ('schema', '{SCHEMA}'); COMMIT;"
+            )
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -148,7 +158,10 @@ class Store:
 
     def _read(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         if self._conn is None:
-            return []
+            if not self.db_path.exists():
+                return []
+            self._connect(write=False)  # another process (a pool worker) created it since
+            assert self._conn is not None
         return self._conn.execute(sql, args).fetchall()
 
     def close(self) -> None:
@@ -287,3 +300,43 @@ class Store:
         for c in ("config", "statistic", "run_ids"):
             df[c] = df[c].map(json.loads)
         return df
+
+    # ---- sweeps (the table is created on first use, so older stores open unchanged) ---------
+
+    def _has_table(self, name: str) -> bool:
+        return bool(self._read("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (name,)))
+
+    def save_sweep(self, sweep_id: str, name: str, spec: dict[str, Any],
+                   runs: list[dict[str, Any]]) -> None:  # fmt: skip
+        """Record a sweep: its spec and, per run, ``{"run_id": ..., "labels": {axis: value}}``."""
+        with self._write() as c:
+            c.execute(_SWEEPS)
+            c.execute(
+                "INSERT OR REPLACE INTO sweeps VALUES (?, ?, ?, ?, ?)",
+                (sweep_id, name, json.dumps(spec, sort_keys=True), json.dumps(runs), time.time()),
+            )
+
+    def sweeps(self) -> pd.DataFrame:
+        """Every recorded sweep: ``sweep_id, name, n_runs, created``."""
+        cols = ["sweep_id", "name", "n_runs", "created"]
+        if not self._has_table("sweeps"):
+            return pd.DataFrame(columns=cols)
+        rows = self._read("SELECT sweep_id, name, runs, created FROM sweeps ORDER BY created")
+        return pd.DataFrame([(a, b, len(json.loads(r)), t) for a, b, r, t in rows], columns=cols)
+
+    def sweep(self, ref: str) -> dict[str, Any] | None:
+        """A sweep by id (or unique id prefix) or by name (the latest of that name); None if none."""
+        if not self._has_table("sweeps"):
+            return None
+        cols = "sweep_id, name, spec, runs, created"
+        rows = self._read(f"SELECT {cols} FROM sweeps WHERE sweep_id LIKE ?", (ref + "%",))
+        if len(rows) > 1:
+            raise StoreError(f"{ref!r} matches {len(rows)} sweeps; give more characters")
+        if not rows:
+            rows = self._read(f"SELECT {cols} FROM sweeps WHERE name=? ORDER BY created DESC"
+                              " LIMIT 1", (ref,))  # fmt: skip
+        if not rows:
+            return None
+        sid, name, spec, runs, created = rows[0]
+        return {"sweep_id": sid, "name": name, "spec": json.loads(spec), "runs": json.loads(runs),
+                "created": created}  # fmt: skip

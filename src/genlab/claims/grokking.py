@@ -85,8 +85,9 @@ class DelayedGeneralization(Claim):
         "99% test accuracy are >= 3x the steps to 99% train accuracy."
     )
     Config = GrokkingConfig
-    budgets = {"smoke": {"p": 31, "steps": 3000, "batch_size": None}, "full": {}}
-    MIN_DELAY = 3.0  # stated before running; the abstract speaks of generalizing "well past" fitting
+    budgets = {"smoke": {"p": 31, "lr": 3e-3, "steps": 3000, "batch_size": None}, "full": {}}
+    # stated before running; the abstract speaks of generalizing "well past" fitting
+    MIN_DELAY = 3.0
     LEVEL = 0.99
 
     def specs(self, cfg: GrokkingConfig) -> list[RunSpec]:
@@ -119,8 +120,8 @@ class DelayedGeneralization(Claim):
             "min_final_test_acc": float(table["final_test_acc"].min()),
         }
         evidence = (
-            f"{n_ok}/{n} seeds reached 99% test accuracy at >= {self.MIN_DELAY:g}x the steps to 99% "
-            f"train accuracy (median {stat['median_steps_to_test_99']:.0f} vs "
+            f"{n_ok}/{n} seeds reached 99% test accuracy at >= {self.MIN_DELAY:g}x the steps to "
+            f"99% train accuracy (median {stat['median_steps_to_test_99']:.0f} vs "
             f"{stat['median_steps_to_train_99']:.0f} steps; lowest final test accuracy "
             f"{stat['min_final_test_acc']:.3f}) on p={cfg.p}, train fraction {cfg.train_fraction}, "
             f"weight decay {cfg.weight_decay}, {cfg.steps} steps."

@@ -8,7 +8,7 @@ import pkgutil
 from genlab.cli.app import app
 
 for _mod in pkgutil.iter_modules(__path__):
-    if _mod.name != "app":
+    if _mod.name != "app" and not _mod.name.startswith("_"):
         importlib.import_module(f"{__name__}.{_mod.name}")
 
 

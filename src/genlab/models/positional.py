@@ -58,8 +58,81 @@ class Sinusoidal(PositionalEncoding):
         return h + self.table[: h.shape[1]]
 
 
+class T5Relative(PositionalEncoding):
+    """T5's learned relative bias (Raffel et al., 2020): one scalar per head and distance bucket.
+
+    Causal distances ``i - j`` fall in ``n_buckets`` buckets, exact below ``n_buckets // 2`` and
+    log-spaced up to ``max_distance``; longer distances share the last bucket, so any length works.
+    """
+
+    def __init__(
+        self, d_model: int, n_heads: int, max_len: int, n_buckets: int = 32, max_distance: int = 128
+    ) -> None:
+        super().__init__(d_model, n_heads, max_len)
+        self.n_buckets, self.max_distance = n_buckets, max_distance
+        self.bias = nn.Embedding(n_buckets, n_heads)
+        nn.init.zeros_(self.bias.weight)
+
+    def buckets(self, length: int) -> Tensor:
+        pos = torch.arange(length, device=self.bias.weight.device)
+        dist = (pos[:, None] - pos[None, :]).clamp(min=0)
+        exact = self.n_buckets // 2
+        scale = math.log(self.max_distance / exact)
+        log_ratio = torch.log(dist.clamp(min=1).float() / exact) / scale
+        far = (exact + log_ratio * (self.n_buckets - exact)).long().clamp(max=self.n_buckets - 1)
+        return torch.where(dist < exact, dist, far)
+
+    def attention_bias(self, length: int) -> Tensor:
+        return self.bias(self.buckets(length)).permute(2, 0, 1)  # (heads, T, T)
+
+
+class ALiBi(PositionalEncoding):
+    """Attention with linear biases (Press et al., 2022): head ``h`` adds ``-m_h (i - j)``.
+
+    Slopes ``m_h`` form the geometric sequence ``2^(-8 (h + 1) / n_heads)`` of the paper.
+    """
+
+    def __init__(self, d_model: int, n_heads: int, max_len: int) -> None:
+        super().__init__(d_model, n_heads, max_len)
+        slopes = torch.tensor([2.0 ** (-8.0 * (h + 1) / n_heads) for h in range(n_heads)])
+        self.register_buffer("slopes", slopes, persistent=False)
+
+    def attention_bias(self, length: int) -> Tensor:
+        pos = torch.arange(length, device=self.slopes.device, dtype=self.slopes.dtype)
+        dist = (pos[:, None] - pos[None, :]).clamp(min=0)
+        return -self.slopes[:, None, None] * dist  # (heads, T, T)
+
+
+class Rotary(PositionalEncoding):
+    """Rotary position embeddings (RoPE, Su et al., 2021): rotate query/key pairs by position.
+
+    Channel pairs ``(2i, 2i + 1)`` of each head turn by ``pos * 10000^(-2i / d_head)``.
+    """
+
+    def __init__(self, d_model: int, n_heads: int, max_len: int, base: float = 10000.0) -> None:
+        super().__init__(d_model, n_heads, max_len)
+        d_head = d_model // n_heads
+        if d_head % 2:
+            raise ValueError(f"rotary needs an even head size, got d_model/n_heads = {d_head}")
+        inv = base ** (-torch.arange(0, d_head, 2, dtype=torch.float64) / d_head)
+        self.register_buffer("inv_freq", inv.float(), persistent=False)
+
+    def _turn(self, x: Tensor, cos: Tensor, sin: Tensor) -> Tensor:
+        x1, x2 = x[..., 0::2], x[..., 1::2]
+        return torch.stack((x1 * cos - x2 * sin, x1 * sin + x2 * cos), dim=-1).flatten(-2)
+
+    def rotate(self, q: Tensor, k: Tensor) -> tuple[Tensor, Tensor]:
+        pos = torch.arange(q.shape[-2], device=q.device, dtype=self.inv_freq.dtype)
+        angle = (pos[:, None] * self.inv_freq[None, :]).to(q.dtype)
+        cos, sin = angle.cos(), angle.sin()
+        return self._turn(q, cos, sin), self._turn(k, cos, sin)
+
+
 POSITIONAL: dict[str, type[PositionalEncoding]] = {
     "none": PositionalEncoding,
     "learned": LearnedAbsolute,
     "sinusoidal": Sinusoidal,
+    "t5": T5Relative,
+    "alibi": ALiBi,
+    "rope": Rotary,
 }

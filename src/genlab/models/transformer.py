@@ -92,7 +92,13 @@ class Transformer(nn.Module):
         super().__init__()
         if info.vocab_size is None:
             raise ValueError("the transformer needs a token task (info.vocab_size)")
-        self.max_len = p.max_len or info.seq_len or 512
+        longest = info.extra.get("max_length")  # the longest test input, for length tasks
+        self.max_len = p.max_len or longest or info.seq_len or 512
+        if longest is not None and self.max_len < longest:
+            raise ValueError(
+                f"model.params.max_len ({self.max_len}) is below the task's longest input "
+                f"({longest}); raise max_len or shorten the test lengths"
+            )
         self.last_only = info.kind == "classification"
         self.embed = nn.Embedding(info.vocab_size, p.d_model)
         self.pos = POSITIONAL[p.positional](p.d_model, p.n_heads, self.max_len)

@@ -1,0 +1,129 @@
+"""Out-of-distribution claims (catalogue cluster C4, family "ood").
+
+``ood.nonmonotone_value`` (De Silva et al., "The Value of Out-of-Distribution Data", #47): with n
+target samples and m samples of a related OOD task, the target error of Fisher's linear discriminant
+first falls and then rises as m grows; weighting the two risks (the best alpha per m) removes the
+rise. This claim is a closed-form Monte Carlo (``fld_target_error``), so it trains no runs: its
+evidence is the curve itself, recomputed from the config and its seed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from pydantic import Field  # noqa: E402
+
+from genlab.claims import register  # noqa: E402
+from genlab.claims.base import Claim, ClaimResult, Verdict  # noqa: E402
+from genlab.registry import Params  # noqa: E402
+from genlab.spec import RunSpec  # noqa: E402
+from genlab.tasks.ood_two_gaussians import fld_target_error  # noqa: E402
+
+
+class NonmonotoneConfig(Params):
+    """The Gaussian setting of #47 (d = 10-50, n = 10-20, m in [0, 1000]) and Monte Carlo size."""
+
+    d: int = Field(10, ge=2, le=200)
+    n: int = Field(10, ge=2)
+    separation: float = Field(1.0, gt=0, description="|mu|")
+    theta: float = Field(45.0, ge=0, le=180, description="degrees between target and OOD means")
+    m_grid: list[int] = Field(
+        default_factory=lambda: [0, 2, 5, 10, 20, 50, 100, 200, 500, 1000], min_length=3
+    )
+    alpha_grid: int = Field(21, ge=2, description="alphas in [0, 1] tried for the weighted curve")
+    draws: int = Field(20000, ge=100, description="Monte Carlo draws per point")
+    seed: int = Field(0, ge=0)
+
+
+def curves(cfg: NonmonotoneConfig) -> pd.DataFrame:
+    """Per m: mean target error and its standard error, pooled (ERM) and best-alpha weighted."""
+    rng = np.random.default_rng(cfg.seed)
+    alphas = np.linspace(0, 1, cfg.alpha_grid)
+    rows = []
+    for m in sorted(set(cfg.m_grid)):
+        args = (cfg.n, m, cfg.d, cfg.separation, cfg.theta)
+        e = fld_target_error(*args, None, cfg.draws, rng)
+        weighted = [fld_target_error(*args, float(a), cfg.draws, rng) for a in alphas]
+        best = int(np.argmin([w.mean() for w in weighted]))
+        rows.append({
+            "m": m, "error": e.mean(), "se": e.std(ddof=1) / np.sqrt(len(e)),
+            "weighted_error": weighted[best].mean(),
+            "weighted_se": weighted[best].std(ddof=1) / np.sqrt(cfg.draws),
+            "best_alpha": float(alphas[best]),
+        })  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+class NonmonotoneValue(Claim):
+    """Target error is U-shaped in the number of OOD samples; weighting removes the rise (#47)."""
+
+    id = "ood.nonmonotone_value"
+    family = "ood"
+    papers = (47,)
+    statement = (
+        "FLD on n target + m OOD two-Gaussian samples (OOD means rotated by theta): the pooled "
+        "target error falls (its minimum over m is below the m = 0 error by > 3 SE) and then rises "
+        "(the error at the largest m exceeds the minimum by > 3 SE); with the best alpha per m the "
+        "weighted error never rises by more than 3 SE above its running minimum."
+    )
+    Config = NonmonotoneConfig
+    budgets = {"smoke": {"draws": 4000}, "full": {"draws": 50000, "alpha_grid": 41}}
+    K_SE = 3.0  # fixed before running: a change counts when it exceeds three standard errors
+
+    def specs(self, cfg: NonmonotoneConfig) -> list[RunSpec]:
+        return []  # closed-form Monte Carlo; nothing to train
+
+    def judge(
+        self, cfg: NonmonotoneConfig, runs: pd.DataFrame, metrics: pd.DataFrame
+    ) -> ClaimResult:
+        c = curves(cfg)
+        k = self.K_SE
+        i_min = int(c["error"].idxmin())
+        first, last, low = c.iloc[0], c.iloc[-1], c.iloc[i_min]
+        falls = first["error"] - low["error"] > k * np.hypot(first["se"], low["se"])
+        rises = last["error"] - low["error"] > k * np.hypot(last["se"], low["se"])
+        running = c["weighted_error"].cummin()
+        excess = c["weighted_error"] - running
+        no_rise = bool((excess <= k * c["weighted_se"] * np.sqrt(2)).all())
+        verdict: Verdict = "reproduced" if falls and rises and no_rise else "not reproduced"
+        stat = {
+            "error_m0": float(first["error"]), "error_min": float(low["error"]),
+            "m_at_min": float(low["m"]), "error_m_max": float(last["error"]),
+            "weighted_error_m_max": float(last["weighted_error"]),
+            "max_weighted_rise": float(excess.max()),
+        }  # fmt: skip
+        evidence = (
+            f"pooled FLD target error {stat['error_m0']:.4f} at m=0, "
+            f"lowest {stat['error_min']:.4f} "
+            f"at m={low['m']:.0f}, {stat['error_m_max']:.4f} at m={last['m']:.0f} (falls: {falls}, "
+            f"rises: {rises}); best-alpha weighted error ends at "
+            f"{stat['weighted_error_m_max']:.4f}, "
+            f"largest rise above its running minimum {stat['max_weighted_rise']:.4f} (no rise: "
+            f"{no_rise}); d={cfg.d}, n={cfg.n}, theta={cfg.theta}, {cfg.draws} draws per point."
+        )
+        return ClaimResult(self.id, verdict, stat, evidence, c)
+
+    def figure(self, cfg: NonmonotoneConfig, metrics: pd.DataFrame, path: Path) -> Path | None:
+        c = curves(cfg)
+        fig, ax = plt.subplots(figsize=(5.5, 3.8))
+        x = c["m"].clip(lower=0.5)
+        ax.errorbar(x, c["error"], yerr=2 * c["se"], marker="o", label="pooled (ERM)")
+        ax.errorbar(x, c["weighted_error"], yerr=2 * c["weighted_se"], marker="s",
+                    label="weighted, best alpha")  # fmt: skip
+        ax.set(xscale="log", xlabel="OOD samples m (0 drawn at 0.5)", ylabel="target error",
+               title=f"{self.id} (theta={cfg.theta}, n={cfg.n}, d={cfg.d})")  # fmt: skip
+        ax.legend(frameon=False)
+        fig.tight_layout()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        return path
+
+
+register(NonmonotoneValue())

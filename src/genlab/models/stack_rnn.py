@@ -1,0 +1,79 @@
+"""Stack-augmented RNN (Joulin & Mikolov, 2015) as used by Delétang et al. (ICLR 2023, #62).
+
+An RNN controller reads the input and the top of a differentiable stack. At each step it emits
+softmax weights over three actions (PUSH a new vector ``tanh(W h)``, POP, NO-OP) and the stack
+becomes their weighted mix. The stack has one cell per time step (so it never overflows) and the
+update is batched over the batch; the only Python loop is over time steps.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import torch
+from pydantic import Field
+from torch import Tensor, nn
+
+from genlab.models import MODELS
+from genlab.models.rnn import RecurrentBase, RecurrentParams
+from genlab.tasks.base import TaskInfo
+
+
+class StackRNNParams(RecurrentParams):
+    """Params of ``stack_rnn``."""
+
+    stack_dim: int = Field(8, ge=1, description="size of a stack cell (the paper uses 8)")
+    controller: Literal["rnn", "lstm"] = Field("rnn", description="controller cell")
+
+
+class Controller(nn.Module):
+    """One step of an RNN or LSTM cell with state kept as a tuple."""
+
+    def __init__(self, d_in: int, hidden: int, kind: str) -> None:
+        super().__init__()
+        self.kind = kind
+        self.cell = nn.LSTMCell(d_in, hidden) if kind == "lstm" else nn.RNNCell(d_in, hidden)
+        self.hidden = hidden
+
+    def init(self, n: int, like: Tensor) -> tuple[Tensor, ...]:
+        z = like.new_zeros(n, self.hidden)
+        return (z, z) if self.kind == "lstm" else (z,)
+
+    def forward(self, x: Tensor, state: tuple[Tensor, ...]) -> tuple[Tensor, tuple[Tensor, ...]]:
+        if self.kind == "lstm":
+            h, c = self.cell(x, state)  # type: ignore[arg-type]
+            return h, (h, c)
+        h = self.cell(x, state[0])
+        return h, (h,)
+
+
+class StackRNN(RecurrentBase):
+    """Controller + differentiable stack; see the module docstring."""
+
+    def __init__(self, p: StackRNNParams, info: TaskInfo) -> None:
+        super().__init__(p, info, p.hidden)
+        self.ctrl = Controller(p.embed_dim + p.stack_dim, p.hidden, p.controller)
+        self.actions = nn.Linear(p.hidden, 3)
+        self.push_value = nn.Linear(p.hidden, p.stack_dim)
+        self.stack_dim = p.stack_dim
+
+    def states(self, e: Tensor, x: Tensor) -> Tensor:
+        n, t, _ = e.shape
+        stack = e.new_zeros(n, t + 1, self.stack_dim)
+        state = self.ctrl.init(n, e)
+        out = []
+        for i in range(t):
+            h, state = self.ctrl(torch.cat([e[:, i], stack[:, 0]], dim=1), state)
+            out.append(h)
+            a = torch.softmax(self.actions(h), dim=-1)[:, :, None, None]
+            v = torch.tanh(self.push_value(h))
+            pushed = torch.cat([v[:, None], stack[:, :-1]], dim=1)
+            popped = torch.cat([stack[:, 1:], stack.new_zeros(n, 1, self.stack_dim)], dim=1)
+            stack = a[:, 0] * pushed + a[:, 1] * popped + a[:, 2] * stack
+        return torch.stack(out, dim=1)
+
+
+@MODELS.register("stack_rnn", StackRNNParams, papers=(62,))
+def stack_rnn(params: StackRNNParams, info: TaskInfo) -> nn.Module:
+    """RNN with a differentiable stack (Joulin & Mikolov 2015; Delétang et al., #62)."""
+    return StackRNN(params, info)

@@ -1,0 +1,140 @@
+"""Per-sample gradients for the diagnostic probes: a closed-form last-layer path and torch.func.
+
+Last layer: for softmax cross-entropy on logits ``z = W h + b``, the gradient of sample ``i`` is
+``e_i h_iᵀ`` for ``W`` and ``e_i`` for ``b``, with ``e_i = softmax(z_i) - onehot(y_i)``. The head's
+input ``h`` is caught by a forward hook on the model's last ``nn.Linear``, so any ``nn.Module``
+that ends in a linear layer works, MLP or not. Full model: ``torch.func.vmap(grad(...))`` over
+``functional_call``; models that cannot be traced that way raise a ``SpecError`` (exit code 2).
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+from genlab.errors import SpecError
+from genlab.losses import cross_entropy
+from genlab.probes.base import EvalContext
+
+
+def last_linear(model: nn.Module) -> nn.Linear:
+    """The last ``nn.Linear`` in ``model.modules()`` (taken to be the classifier head)."""
+    head = None
+    for m in model.modules():
+        if isinstance(m, nn.Linear):
+            head = m
+    if head is None:
+        raise SpecError(f"{type(model).__name__} has no nn.Linear layer for a last-layer probe")
+    return head
+
+
+def subsample(n: int, max_samples: int, ctx: EvalContext, salt: int = 0) -> Tensor:
+    """Indices of at most ``max_samples`` of ``n`` examples, drawn from a generator seeded by the
+    evaluation step (so probes never move the training RNG); all, in order, when ``n`` fits."""
+    if max_samples <= 0 or n <= max_samples:
+        return torch.arange(n)
+    gen = torch.Generator().manual_seed(1_000_003 * ctx.step + salt)
+    return torch.randperm(n, generator=gen)[:max_samples].sort().values
+
+
+def head_features(model: nn.Module, x: Tensor) -> tuple[Tensor, Tensor, nn.Linear]:
+    """``(h, logits, head)``: the input of the last linear layer and the logits, in eval mode."""
+    head = last_linear(model)
+    caught: list[Tensor] = []
+    hook = head.register_forward_hook(lambda mod, inp, out: caught.append(inp[0].detach()))
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.no_grad():
+            logits = model(x)
+    finally:
+        hook.remove()
+        model.train(was_training)
+    if logits.dim() != 2:
+        raise SpecError("last-layer probes need classification logits of shape (N, C)")
+    return caught[-1].flatten(1), logits, head
+
+
+def ctx_head_features(ctx: EvalContext, split: str) -> tuple[Tensor, Tensor, nn.Linear]:
+    """``head_features`` of a whole split, computed once per evaluation and shared by the probes
+    (gwa, coherence, margins); it also fills ``ctx.logits``'s cache so no probe runs it twice."""
+    cache = ctx.__dict__.setdefault("_head_cache", {})
+    if split not in cache:
+        cache[split] = head_features(ctx.model, ctx.splits[split].x)
+        ctx._cache.setdefault(split, cache[split][1])
+    return cache[split]
+
+
+def softmax_error(logits: Tensor, y: Tensor) -> Tensor:
+    """``e = softmax(z) - onehot(y)``: d loss / d logits per sample for cross-entropy."""
+    return logits.softmax(-1) - F.one_hot(y, logits.shape[-1]).to(logits.dtype)
+
+
+def head_grad_dot(e: Tensor, h: Tensor, v_w: Tensor, v_b: Tensor | None) -> Tensor:
+    """``<g_i, (v_w, v_b)>`` for every sample without forming ``g_i = e_i h_iᵀ``."""
+    out = ((e @ v_w) * h).sum(-1)
+    return out + e @ v_b if v_b is not None else out
+
+
+def head_grad_sqnorm(e: Tensor, h: Tensor, bias: bool) -> Tensor:
+    """``‖g_i‖²`` of the head gradient: ``‖e_i‖² (‖h_i‖² + [bias])``."""
+    return e.pow(2).sum(-1) * (h.pow(2).sum(-1) + (1.0 if bias else 0.0))
+
+
+def per_sample_grads_dict(
+    model: nn.Module, x: Tensor, y: Tensor
+) -> tuple[dict[str, Tensor], Tensor]:
+    """Per-sample gradients ``{name: (N, *shape)}`` of every trainable parameter and the mean
+    loss, in the model's current mode (a training step keeps dropout on: randomness is shared
+    across the batch under ``vmap``, with ``randomness="different"``)."""
+    from torch.func import functional_call, grad_and_value, vmap
+
+    params = {k: v.detach() for k, v in model.named_parameters() if v.requires_grad}
+    buffers = {k: v.detach() for k, v in model.named_buffers()}
+
+    def loss_one(p: dict[str, Tensor], xi: Tensor, yi: Tensor) -> Tensor:
+        return cross_entropy(
+            functional_call(model, (p, buffers), (xi.unsqueeze(0),)), yi.unsqueeze(0)
+        )
+
+    try:
+        g, losses = vmap(grad_and_value(loss_one), in_dims=(None, 0, 0), randomness="different")(
+            params, x, y
+        )
+    except (RuntimeError, NotImplementedError) as exc:
+        raise SpecError(
+            f"{type(model).__name__} cannot give per-sample gradients through torch.func "
+            f"(vmap(grad)): {str(exc).splitlines()[0]}"
+        ) from None
+    return g, losses.mean()
+
+
+def per_sample_grads(model: nn.Module, x: Tensor, y: Tensor, chunk: int = 256) -> Tensor:
+    """``(N, P)`` flattened per-sample gradients of the cross-entropy w.r.t. every trainable
+    parameter, by ``torch.func.vmap(grad)`` in eval mode (dropout off, batch-norm stats fixed)."""
+    from torch.func import functional_call, grad, vmap
+
+    params = {k: v.detach() for k, v in model.named_parameters() if v.requires_grad}
+    buffers = {k: v.detach() for k, v in model.named_buffers()}
+
+    def loss_one(p: dict[str, Tensor], xi: Tensor, yi: Tensor) -> Tensor:
+        out = functional_call(model, (p, buffers), (xi.unsqueeze(0),))
+        return cross_entropy(out, yi.unsqueeze(0))
+
+    g_fn = vmap(grad(loss_one), in_dims=(None, 0, 0))
+    was_training = model.training
+    model.eval()
+    rows = []
+    try:
+        for i in range(0, len(x), chunk):
+            g = g_fn(params, x[i : i + chunk], y[i : i + chunk])
+            rows.append(torch.cat([t.reshape(t.shape[0], -1) for t in g.values()], dim=1))
+    except (RuntimeError, NotImplementedError) as exc:
+        raise SpecError(
+            f"{type(model).__name__} cannot give per-sample gradients through torch.func "
+            f"(vmap(grad)): {str(exc).splitlines()[0]}; use the last-layer mode instead"
+        ) from None
+    finally:
+        model.train(was_training)
+    return torch.cat(rows)

@@ -1,0 +1,16 @@
+"""Sweeps: a ``SweepSpec`` expanded into RunSpecs and trained by an executor.
+
+Executors: ``serial``, ``pool`` (worker processes), ``vmap`` (stacked replicas with torch.func),
+``ray`` (extra ``genlab[ray]``). Each takes ``(specs, store, progress)`` and returns ``Outcome``s;
+finished ids are skipped and runs left ``running`` by a dead process resume from their checkpoint.
+"""
+
+from genlab.sweep.base import Executor, Outcome
+from genlab.sweep.executors import EXECUTORS, make_executor
+from genlab.sweep.runner import SweepResult, plan, run_sweep
+from genlab.sweep.spec import SweepSpec, load_sweep, parse_sweep
+
+__all__ = [
+    "EXECUTORS", "Executor", "Outcome", "SweepResult", "SweepSpec", "load_sweep", "make_executor",
+    "parse_sweep", "plan", "run_sweep",
+]  # fmt: skip

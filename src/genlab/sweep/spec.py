@@ -1,0 +1,274 @@
+"""Sweep specs: a base ``RunSpec`` plus axes, expanded into the RunSpecs of a sweep.
+
+A sweep file (TOML) names a base spec (a preset, a spec file, or an inline table), overrides for it,
+``seeds`` and ``data_seeds`` (lists, or a count meaning ``0..n-1``), a ``[grid]`` of axes whose
+values are all combined, and a ``[random]`` table of axes drawn ``trials`` times. Every random axis
+has its own stream, seeded from ``random_seed`` and the axis name alone, so adding or removing an
+axis never changes the draws of the others (the sampling discipline of DomainBed's random search,
+Gulrajani & Lopez-Paz). Axis names use the override syntax of ``genlab run``: ``task.p`` is short
+for ``task.params.p``, ``optimizer.lr`` is a field of the optimiser, ``model`` may take whole tables.
+
+    name = "lr-x-wd"
+    base = "grokking"
+    set = ["task.p=23", "steps=300"]
+    unset = ["batch_size"]          # back to the default (full batch); TOML has no null
+    seeds = 3
+    [grid]
+    "optimizer.weight_decay" = [0.0, 1.0]
+    [random]
+    trials = 4
+    "optimizer.lr" = { log_uniform = [1e-4, 1e-2] }
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from genlab.errors import SpecError
+from genlab.registry import format_validation_error
+from genlab.spec import COMPONENT_KEYS, RunSpec, _parse_value, load_spec_file, parse_spec
+
+RESERVED = {"seed", "data_seed"}  # given by ``seeds`` and ``data_seeds``, never by an axis
+
+
+class Distribution(BaseModel):
+    """One random axis: exactly one of ``uniform``, ``log_uniform``, ``int_uniform`` or ``choice``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    uniform: tuple[float, float] | None = None
+    log_uniform: tuple[float, float] | None = None
+    int_uniform: tuple[int, int] | None = Field(None, description="inclusive bounds")
+    choice: list[Any] | None = None
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> Distribution:
+        given = [k for k in ("uniform", "log_uniform", "int_uniform", "choice") if getattr(self, k)]
+        if len(given) != 1:
+            raise ValueError(
+                "give exactly one of uniform, log_uniform, int_uniform, choice "
+                f"(got {', '.join(given) or 'none'})"
+            )
+        lo_hi = self.uniform or self.log_uniform or self.int_uniform
+        if lo_hi is not None and lo_hi[0] > lo_hi[1]:
+            raise ValueError(f"low must not exceed high, got {list(lo_hi)}")
+        if self.log_uniform is not None and self.log_uniform[0] <= 0:
+            raise ValueError(f"log_uniform bounds must be > 0, got {list(self.log_uniform)}")
+        return self
+
+    def draw(self, rng: np.random.Generator, n: int) -> list[Any]:
+        if self.uniform is not None:
+            return [float(v) for v in rng.uniform(*self.uniform, size=n)]
+        if self.log_uniform is not None:
+            lo, hi = np.log(self.log_uniform)
+            return [float(v) for v in np.exp(rng.uniform(lo, hi, size=n))]
+        if self.int_uniform is not None:
+            lo, hi = self.int_uniform
+            return [int(v) for v in rng.integers(lo, hi + 1, size=n)]
+        assert self.choice is not None
+        return [self.choice[int(i)] for i in rng.integers(0, len(self.choice), size=n)]
+
+
+def axis_stream(random_seed: int, axis: str) -> np.random.Generator:
+    """The random stream of one axis: seeded by the sweep's ``random_seed`` and the axis name."""
+    digest = hashlib.sha256(axis.encode()).digest()
+    return np.random.default_rng([random_seed, int.from_bytes(digest[:8], "little")])
+
+
+def _count_or_list(v: Any, field: str) -> list[int]:
+    if isinstance(v, bool):
+        raise ValueError(f"{field} must be a count or a list of integers, got {v!r}")
+    if isinstance(v, int):
+        if v < 1:
+            raise ValueError(f"{field} must be >= 1 (a count) or a non-empty list, got {v}")
+        return list(range(v))
+    if isinstance(v, list):
+        if not v:
+            raise ValueError(f"{field} is empty; give a count or a non-empty list")
+        if any(not isinstance(s, int) or isinstance(s, bool) or s < 0 for s in v):
+            raise ValueError(f"{field} must hold integers >= 0, got {v!r}")
+        if len(set(v)) != len(v):
+            raise ValueError(f"{field} has repeated values: {v!r}")
+        return list(v)
+    raise ValueError(f"{field} must be a count or a list of integers, got {v!r}")
+
+
+class SweepSpec(BaseModel):
+    """A base spec and its axes. See the module docstring for the file format."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field("sweep", min_length=1)
+    base: str | dict[str, Any] = Field(description="preset name, spec file, or an inline spec")
+    set: list[str] = Field(default_factory=list, description="key.path=value overrides of base")
+    unset: list[str] = Field(
+        default_factory=list, description="keys removed from base, back to their defaults "
+        "(TOML has no null: unset = ['batch_size'] means full batch)"
+    )
+    seeds: list[int] = Field(default_factory=lambda: [0])
+    data_seeds: list[int] | None = Field(
+        None, description="data realisations; default: equal to each seed (paired)"
+    )
+    grid: dict[str, list[Any]] = Field(default_factory=dict)
+    random: dict[str, Distribution] = Field(default_factory=dict)
+    trials: int = Field(1, ge=1, description="random draws (used when [random] has axes)")
+    random_seed: int = Field(0, ge=0)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _trials_inside_random(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("random"), dict):
+            rnd = dict(data["random"])
+            if "trials" in rnd:
+                data = {**data, "trials": rnd.pop("trials"), "random": rnd}
+        return data
+
+    @field_validator("seeds", mode="before")
+    @classmethod
+    def _seeds(cls, v: Any) -> list[int]:
+        return _count_or_list(v, "seeds")
+
+    @field_validator("data_seeds", mode="before")
+    @classmethod
+    def _data_seeds(cls, v: Any) -> list[int] | None:
+        return None if v is None else _count_or_list(v, "data_seeds")
+
+    @field_validator("grid")
+    @classmethod
+    def _grid(cls, v: dict[str, list[Any]]) -> dict[str, list[Any]]:
+        for axis, values in v.items():
+            if not values:
+                raise ValueError(f"axis {axis!r} is empty; give at least one value")
+        return v
+
+    @model_validator(mode="after")
+    def _axes(self) -> SweepSpec:
+        both = set(self.grid) & set(self.random)
+        if both:
+            raise ValueError(f"axes {sorted(both)} are both in [grid] and [random]; pick one")
+        for axis in [*self.grid, *self.random]:
+            if axis.split(".")[0] in RESERVED:
+                raise ValueError(f"axis {axis!r}: use `seeds` / `data_seeds` for seeds, not an axis")
+        return self
+
+    # ---- expansion ---------------------------------------------------------------------------
+
+    def base_dict(self, root: Path | None = None) -> dict[str, Any]:
+        """The base spec as a dict with the ``set`` overrides applied (not yet validated)."""
+        if isinstance(self.base, dict):
+            data = self.base
+        else:
+            ref = self.base
+            if root is not None and (root / ref).is_file():
+                ref = str(root / ref)
+            data = load_spec_file(ref)
+        data = json.loads(json.dumps(data))
+        for key in self.unset:
+            node, parts = data, key.split(".")
+            for part in parts[:-1]:
+                node = node.get(part, {}) if isinstance(node, dict) else {}
+            if not isinstance(node, dict) or parts[-1] not in node:
+                raise SpecError(f"unset: {key!r} is not in the base spec")
+            del node[parts[-1]]
+        for item in self.set:
+            key, sep, raw = item.partition("=")
+            if not sep or not key.strip():
+                raise SpecError(f"set: {item!r} must look like key.path=value")
+            data = set_path(data, key, _parse_value(raw.strip()))
+        return data
+
+    def points(self) -> list[dict[str, Any]]:
+        """Axis assignments, one per hyperparameter point (grid product x random trials)."""
+        grid_keys = list(self.grid)
+        combos = [dict(zip(grid_keys, vals, strict=True))
+                  for vals in itertools.product(*(self.grid[k] for k in grid_keys))]  # fmt: skip
+        if not self.random:
+            return combos
+        draws = {k: d.draw(axis_stream(self.random_seed, k), self.trials)
+                 for k, d in self.random.items()}  # fmt: skip
+        trials = [{k: draws[k][t] for k in self.random} for t in range(self.trials)]
+        return [{**c, **t} for c in combos for t in trials]
+
+    def expand(self, root: Path | None = None) -> list[tuple[dict[str, Any], RunSpec]]:
+        """``(labels, spec)`` per run: every point x data seed x seed, validated.
+
+        ``labels`` holds the axis values and ``seed``/``data_seed``. Each axis is checked on its own
+        first, so an axis naming a field that does not exist is reported by its name.
+        """
+        base = self.base_dict(root)
+        parse_spec(base)  # the base alone must be valid
+        for axis, first in [*((k, v[0]) for k, v in self.grid.items()),
+                            *((k, None) for k in self.random)]:  # fmt: skip
+            value = first if first is not None else self.random[axis].draw(
+                axis_stream(self.random_seed, axis), 1)[0]  # fmt: skip
+            try:
+                parse_spec(set_path(base, axis, value))
+            except SpecError as exc:
+                raise SpecError(f"axis {axis!r}: {exc}") from None
+        out: list[tuple[dict[str, Any], RunSpec]] = []
+        seen: set[str] = set()
+        for point in self.points():
+            data = base
+            for axis, value in point.items():
+                data = set_path(data, axis, value)
+            for ds in self.data_seeds or [None]:
+                for seed in self.seeds:
+                    d = {**data, "seed": seed, "data_seed": seed if ds is None else ds}
+                    spec = parse_spec(d)
+                    if spec.run_id in seen:
+                        continue
+                    seen.add(spec.run_id)
+                    out.append(({**point, "seed": seed, "data_seed": d["data_seed"]}, spec))
+        return out
+
+    @property
+    def sweep_id(self) -> str:
+        text = json.dumps(self.model_dump(mode="json"), sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def set_path(data: dict[str, Any], key: str, value: Any) -> dict[str, Any]:
+    """A deep copy of ``data`` with ``key`` (override syntax) set to ``value`` (any JSON value)."""
+    out = json.loads(json.dumps(data))
+    parts = key.strip().split(".")
+    if not all(parts):
+        raise SpecError(f"axis {key!r} is not a key path like optimizer.lr or task.p")
+    if parts[0] in COMPONENT_KEYS and len(parts) > 1 and parts[1] not in ("name", "params"):
+        parts.insert(1, "params")
+    node = out
+    for i, part in enumerate(parts[:-1]):
+        nxt = node.setdefault(part, {})
+        if not isinstance(nxt, dict):
+            raise SpecError(f"axis {key!r}: {'.'.join(parts[: i + 1])} is not a table")
+        node = nxt
+    if parts[-1] == "name" and len(parts) == 2 and parts[0] in COMPONENT_KEYS:
+        if node.get("name") != value:
+            node.pop("params", None)  # another component starts from its own defaults
+    node[parts[-1]] = value
+    return out
+
+
+def parse_sweep(data: dict[str, Any]) -> SweepSpec:
+    """Validate a dict into a ``SweepSpec``; problems are a ``SpecError`` naming the field."""
+    try:
+        return SweepSpec.model_validate(data)
+    except ValidationError as exc:
+        raise SpecError(format_validation_error(exc, SweepSpec).replace("spec", "sweep", 1)) from None
+
+
+def load_sweep(path: str | Path) -> tuple[SweepSpec, Path]:
+    """Read a sweep TOML/JSON file; returns the spec and the folder relative paths start from."""
+    p = Path(path)
+    if not p.is_file():
+        raise SpecError(f"no sweep file {str(path)!r}")
+    return parse_sweep(load_spec_file(str(p))), p.parent
+
+
+__all__ = ["Distribution", "RunSpec", "SweepSpec", "load_sweep", "parse_sweep", "set_path"]

@@ -1,0 +1,99 @@
+"""The command line: exit codes, nothing written on bad input, --json documents, export, plot."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from genlab.cli import app
+
+from .conftest import TINY
+
+runner = CliRunner()
+
+
+def invoke(*args: str):
+    return runner.invoke(app, list(args))
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["run", "nope"], "no preset or file 'nope'"),
+        (["run", "grokking", "task.q=1"], "task.params.q: unknown field"),
+        (["run", "grokking", 'task.name="nope"'], "unknown task 'nope'"),
+        (["run", "grokking", 'model.name="nope"'], "unknown model 'nope'"),
+        (["run", "grokking", "task.p=22", 'task.operation="div"'], "p must be prime"),
+        (["run", "grokking", "task.train_fraction=0"], "train_fraction"),
+        (["run", "grokking", "optimizer.lr=0"], "optimizer.lr"),
+        (["run", "grokking", "steps=-5"], "steps"),
+        (["run", "grokking", "steps=abc"], "steps: Input should be a valid integer"),
+        (["claims", "run", "no.such.claim"], "unknown claim 'no.such.claim'"),
+        (["claims", "run", "grokking.delayed_generalization", "--set", "seeds=1"], "claim.seeds"),
+        (["claims", "run", "grokking.delayed_generalization", "--budget", "huge"], "budget"),
+    ],
+)
+def test_bad_input_exits_2_and_writes_nothing(tmp_path, args, message):
+    store = tmp_path / "store"
+    result = invoke(*args, "--store", str(store))
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+    assert "Traceback" not in result.output
+    assert not store.exists()
+
+
+def test_bad_store_is_a_clear_error(tmp_path):
+    (tmp_path / "genlab.db").write_text("garbage" * 50)
+    result = invoke("runs", "--store", str(tmp_path))
+    assert result.exit_code == 2 and "not a genlab store" in result.output
+
+
+def test_run_then_inspect(tmp_path):
+    store = str(tmp_path / "store")
+    result = invoke("run", "grokking", *TINY, "--store", store, "--json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    run_id = doc["run_id"]
+    assert doc["status"] == "done" and doc["plot"].endswith("curves.png")
+    assert 0.0 <= doc["final"]["test/heldout:accuracy"] <= 1.0
+
+    runs = json.loads(invoke("runs", "--store", store, "--json").stdout)
+    assert [r["run_id"] for r in runs] == [run_id]
+    shown = json.loads(invoke("show", run_id[:6], "--store", store, "--json").stdout)
+    assert shown["status"] == "done" and shown["spec"]["task"]["params"]["p"] == 11
+    assert "curves" in shown["artifacts"]
+
+    csv = invoke("export", run_id, "--csv", "--store", store).stdout
+    assert csv.splitlines()[0] == "run_id,step,split,metric,value"
+    assert any(",test/heldout,accuracy," in line for line in csv.splitlines())
+
+    out = tmp_path / "again.png"
+    assert invoke("plot", run_id, "--store", store, "--out", str(out)).exit_code == 0
+    assert out.stat().st_size > 1000
+
+    again = invoke("run", "grokking", *TINY, "--store", store)
+    assert again.exit_code == 0 and "already done" in again.output
+
+
+@pytest.mark.parametrize("kind", ["tasks", "models", "methods", "probes", "claims", "presets"])
+def test_list_json(kind):
+    result = invoke("list", kind, "--json")
+    assert result.exit_code == 0
+    rows = json.loads(result.stdout)
+    assert rows and all(r["name"] and "doc" in r for r in rows)
+
+
+def test_list_rejects_unknown_kind():
+    assert invoke("list", "gizmos").exit_code == 2
+
+
+def test_claims_list_and_papers_json():
+    claims = json.loads(invoke("claims", "list", "--json").stdout)
+    assert any(c["id"] == "grokking.delayed_generalization" for c in claims)
+    papers = json.loads(invoke("papers", "--json").stdout)
+    assert len(papers) == 120
+    p55 = next(p for p in papers if p["number"] == 55)
+    assert "task:modular_arithmetic" in p55["components"]
+    assert "grokking.delayed_generalization" in p55["claims"]

@@ -1,0 +1,201 @@
+"""Shared grokking components: StableMax, perpGrad, the grokking probes, the phase rules."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from typer.testing import CliRunner
+
+from genlab.analysis.phases import check_axis, classify, grid_specs
+from genlab.cli.app import app
+from genlab.engine.train import prepare
+from genlab.errors import SpecError
+from genlab.losses import cross_entropy, log_stablemax, stablemax_cross_entropy
+from genlab.methods.perpgrad import project_out_weights
+from genlab.probes.base import EvalContext
+from genlab.probes.grokking import fourier_concentration, softmax_collapse
+from genlab.registry import NoParams
+from genlab.spec import parse_spec
+from genlab.tasks.base import Split, TaskData, TaskInfo
+
+
+def test_stablemax_is_a_distribution_and_survives_huge_logits() -> None:
+    x = torch.randn(6, 9, dtype=torch.float64)
+    assert torch.allclose(log_stablemax(x).exp().sum(-1), torch.ones(6, dtype=torch.float64))
+    big = torch.tensor([[1e4, 0.0, -1e4]], requires_grad=True)
+    loss = stablemax_cross_entropy(big, torch.tensor([0]))
+    loss.backward()
+    assert loss.item() > 0 and big.grad.abs().sum() > 0  # softmax would give loss 0, gradient 0
+    soft = big.detach().clone().requires_grad_(True)
+    cross_entropy(soft, torch.tensor([0])).backward()
+    assert soft.grad.abs().sum() == 0
+
+
+def test_stablemax_matches_its_definition() -> None:
+    x = torch.tensor([[2.0, -1.0, 0.0]])
+    s = torch.tensor([3.0, 0.5, 1.0])
+    expected = -torch.log(s[1] / s.sum())
+    assert torch.isclose(stablemax_cross_entropy(x, torch.tensor([1])), expected)
+    with pytest.raises(ValueError, match="integer class labels"):
+        stablemax_cross_entropy(x, torch.tensor([1.0]))
+
+
+def test_perpgrad_projection_is_orthogonal_and_keeps_norm() -> None:
+    lin = torch.nn.Linear(5, 3)
+    lin(torch.randn(4, 5)).pow(2).sum().backward()
+    before = [p.grad.norm().item() for p in lin.parameters()]
+    project_out_weights(lin)
+    for p, n in zip(lin.parameters(), before, strict=True):
+        assert abs((p.detach().flatten() @ p.grad.flatten()).item()) < 1e-5
+        assert abs(p.grad.norm().item() - n) < 1e-5
+
+
+def _spec(**kw) -> dict:
+    d = {
+        "task": {"name": "modular_arithmetic", "params": {"p": 11}},
+        "model": {"name": "mlp", "params": {"width": 16, "depth": 1, "embed_dim": 4}},
+        "steps": 5,
+    }
+    d.update(kw)
+    return d
+
+
+def test_erm_default_is_softmax_and_stablemax_rejects_regression() -> None:
+    assert parse_spec(_spec()).method.params == {"loss": "softmax"}
+    bad = {
+        "task": {"name": "linear_teacher", "params": {"d_in": 8, "d_out": 2}},
+        "model": {"name": "linear_student"},
+        "method": {"name": "erm", "params": {"loss": "stablemax"}},
+        "steps": 3,
+        "eval": {"probes": [{"name": "threshold_accuracy"}]},
+    }
+    with pytest.raises(SpecError, match="stablemax"):
+        prepare(parse_spec(bad))
+    with pytest.raises(SpecError, match="method.params.loss"):
+        parse_spec(_spec(method={"name": "erm", "params": {"loss": "hinge"}}))
+
+
+def test_cli_stablemax_on_regression_exits_2(tmp_path) -> None:
+    res = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "grokking",
+            "--store",
+            str(tmp_path / "s"),
+            "task.name=linear_teacher",
+            "task.params={}",
+            "model.name=linear_student",
+            "model.params={}",
+            "method.name=erm",
+            "method.params.loss=stablemax",
+            'eval.probes=[{name="threshold_accuracy"}]',
+            "stop=[]",
+            "steps=2",
+        ],
+    )
+    assert res.exit_code == 2, res.output
+    assert "stablemax" in res.output and "classification" in res.output
+    assert not (tmp_path / "s" / "genlab.db").exists()
+
+
+def test_softmax_collapse_counts_exact_ones() -> None:
+    info = TaskInfo(kind="classification", n_outputs=3)
+    y = torch.tensor([0, 0])
+    data = TaskData({"main": Split(torch.zeros(2, 1), y)}, {}, {}, info)
+    ctx = EvalContext(torch.nn.Identity(), data, 0)
+    ctx._cache["train/main"] = torch.tensor([[200.0, 0.0, 0.0], [1.0, 0.0, 0.0]])
+    assert softmax_collapse(ctx.model, ctx, NoParams()) == {("train/main", "softmax_collapse"): 0.5}
+
+
+def test_fourier_concentration_tells_circles_from_noise() -> None:
+    p = 23
+    a = torch.arange(p, dtype=torch.float64) * 2 * torch.pi * 3 / p
+    circle = torch.stack([a.cos(), a.sin()], 1) @ torch.randn(2, 16, dtype=torch.float64)
+    assert fourier_concentration(circle, 3) > 0.99
+    assert (
+        fourier_concentration(torch.randn(p, 16, generator=torch.Generator().manual_seed(0)), 3)
+        < 0.4
+    )
+
+
+def test_phase_rules() -> None:
+    nan = float("nan")
+    assert classify(nan, nan, 100) == "confusion"
+    assert classify(50, nan, 100) == "memorization"
+    assert classify(50, 120, 100) == "comprehension"
+    assert classify(50, 500, 100) == "grokking"
+
+
+def test_phase_axes_must_be_numeric() -> None:
+    specs = grid_specs(
+        _spec(), "optimizer.lr", [1e-3, 1e-2], "task.params.train_fraction", [0.3, 0.5, 0.7]
+    )
+    assert len(specs) == 6 and len({s.run_id for s in specs}) == 6
+    ref = parse_spec(_spec())
+    with pytest.raises(SpecError, match="not a numeric field.*optimizer.lr"):
+        check_axis(ref, "model.name", [1, 2])
+    with pytest.raises(SpecError, match="not a numeric field"):
+        check_axis(ref, "optimizer.nope", [1])
+    with pytest.raises(SpecError, match="values must be"):
+        check_axis(ref, "optimizer.lr", ["fast"])
+
+
+def test_cli_phase_axis_not_numeric_exits_2(tmp_path) -> None:
+    res = CliRunner().invoke(
+        app,
+        [
+            "claims",
+            "run",
+            "grokking.phases",
+            "--store",
+            str(tmp_path / "s"),
+            "--set",
+            "x=model.name",
+        ],
+    )
+    assert res.exit_code == 2, res.output
+    assert "not a numeric field" in res.output
+    assert not (tmp_path / "s" / "genlab.db").exists()
+
+
+def test_claims_list_family_grokking() -> None:
+    res = CliRunner().invoke(app, ["claims", "list", "--family", "grokking", "--json"])
+    assert res.exit_code == 0
+    ids = {r["id"] for r in __import__("json").loads(res.output)}
+    assert {
+        "grokking.delayed_generalization",
+        "grokking.data_fraction",
+        "grokking.phases",
+        "grokking.softmax_collapse",
+        "grokking.linear",
+    } <= ids
+
+
+def test_pathway_stats_shared_vs_distinct() -> None:
+    from genlab.probes.grokking import pathway_stats
+
+    assert pathway_stats(torch.zeros(10, 2, 3, dtype=torch.long)) == (0.0, 0.0)
+    distance, entropy = pathway_stats(torch.arange(8).view(8, 1, 1))
+    assert distance == 1.0 and abs(entropy - 1.0) < 1e-9
+
+
+def test_subset_switch_trains_on_the_subset_after_the_switch() -> None:
+    from genlab.methods.subset_switch import SubsetSwitch, SubsetSwitchParams
+
+    info = TaskInfo(kind="classification", n_outputs=3)
+    method = SubsetSwitch(SubsetSwitchParams(switch_step=2, keep=3), info)
+    seen = []
+
+    class Probe(torch.nn.Linear):
+        def forward(self, x):
+            seen.append(len(x))
+            return super().forward(x)
+
+    model = method.wrap(Probe(4, 3))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    batch = {"main": (torch.randn(10, 4), torch.randint(0, 3, (10,)))}
+    for _ in range(4):
+        method.step(model, opt, batch)
+    assert seen == [10, 10, 3, 3]
+    assert int(model.get_buffer("subset_switch_step")) == 4

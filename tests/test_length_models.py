@@ -1,0 +1,185 @@
+"""Recurrent and memory-augmented models, positional encodings, length checks, length probe."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from genlab.errors import SpecError
+from genlab.losses import IGNORE
+from genlab.models import MODELS
+from genlab.models.positional import ALiBi, Rotary, T5Relative
+from genlab.models.tape_rnn import _shift
+from genlab.probes import PROBES
+from genlab.probes.base import EvalContext
+from genlab.probes.length import OUT_OF_RANGE
+from genlab.spec import parse_spec
+from genlab.tasks.base import Split, TaskData, TaskInfo
+
+INFO = TaskInfo(kind="sequence", n_outputs=3, vocab_size=6, seq_len=8,
+                extra={"max_length": 12, "train_length": 4, "first_symbol": 2})  # fmt: skip
+ARCHS = ["rnn", "lstm", "stack_rnn", "tape_rnn"]
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    """Small models run fastest on one thread when the cores are shared."""
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
+def build(name: str, info: TaskInfo = INFO, **params) -> torch.nn.Module:
+    entry = MODELS.get(name)
+    torch.manual_seed(0)
+    return entry.obj(entry.params.model_validate(params), info)
+
+
+@pytest.mark.parametrize("name", ARCHS)
+def test_recurrent_shapes_and_causality(name: str) -> None:
+    model = build(name, hidden=16).eval()
+    x = torch.randint(2, 6, (5, 12))
+    out = model(x)
+    assert out.shape == (5, 12, 3)
+    pad = x.clone()
+    pad[:, 9:] = 0  # right padding changes nothing before it
+    blank = x.clone()
+    blank[:, 9:] = 1
+    assert torch.allclose(model(pad)[:, :9], model(blank)[:, :9], atol=1e-6)
+    if name != "tape_rnn":  # the tape's jumps see the input length, so it is not causal in inputs
+        x4 = x.clone()
+        x4[:, 10] = 2 + (x4[:, 10] - 1) % 4
+        assert torch.allclose(model(x)[:, :10], model(x4)[:, :10], atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ARCHS)
+def test_batch_rows_are_independent(name: str) -> None:
+    model = build(name, hidden=16).eval()
+    x = torch.randint(2, 6, (4, 10))
+    full = model(x)
+    for i in range(4):
+        assert torch.allclose(full[i], model(x[i : i + 1])[0], atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ARCHS)
+def test_recurrent_classification_reads_last_position(name: str) -> None:
+    info = TaskInfo(kind="classification", n_outputs=2, vocab_size=6, seq_len=8)
+    model = build(name, info, hidden=8).eval()
+    assert model(torch.randint(2, 6, (3, 7))).shape == (3, 2)
+
+
+def test_models_learn_a_little() -> None:
+    """The stack RNN fits reverse of length 3 within 60 steps (gradients flow through memory)."""
+    torch.manual_seed(0)
+    info = TaskInfo(kind="sequence", n_outputs=2, vocab_size=4, seq_len=6)
+    model = build("stack_rnn", info, hidden=32)
+    x = torch.randint(2, 4, (64, 3))
+    xx = torch.cat([x, torch.ones(64, 3, dtype=torch.long)], 1)
+    y = torch.cat([torch.full((64, 3), IGNORE), (x - 2).flip(1)], 1)
+    opt = torch.optim.Adam(model.parameters(), 2e-2)
+    for _ in range(60):
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(xx).reshape(-1, 2), y.reshape(-1))
+        loss.backward()
+        opt.step()
+    assert loss.item() < 0.1
+
+
+def test_tape_shift_moves_the_head_per_sample() -> None:
+    tape = torch.arange(10.0).view(2, 5, 1)
+    out = _shift(tape, torch.tensor([1, -2]))
+    assert out[0, :, 0].tolist() == [1, 2, 3, 4, 0]
+    assert out[1, :, 0].tolist() == [8, 9, 5, 6, 7]
+
+
+def test_max_len_below_longest_input_is_refused() -> None:
+    with pytest.raises(ValueError, match="max_len"):
+        build("transformer", d_model=16, n_heads=2, max_len=10)
+    with pytest.raises(ValueError, match="max_len"):
+        build("lstm", hidden=8, max_len=10)
+    model = build("lstm", hidden=8, max_len=12)
+    with pytest.raises(ValueError, match="exceeds"):
+        model(torch.zeros(1, 13, dtype=torch.long))
+
+
+def test_max_len_error_is_a_spec_error_before_writing(tmp_path) -> None:
+    from genlab.engine import run_spec
+    from genlab.store import Store
+
+    spec = parse_spec({
+        "task": {"name": "formal_language", "params": {"task": "parity_check",
+                 "train_length": 4, "test_max": 12, "n_train": 10, "n_test": 2}},
+        "model": {"name": "transformer", "params": {"d_model": 16, "n_heads": 2, "max_len": 8}},
+        "steps": 1,
+    })  # fmt: skip
+    store = Store(tmp_path / "s")
+    with pytest.raises(SpecError, match="max_len"):
+        run_spec(spec, store, progress=False)
+    assert store.runs().empty
+
+
+@pytest.mark.parametrize("pe", ["none", "learned", "sinusoidal", "t5", "alibi", "rope"])
+def test_transformer_encodings_are_causal_and_last_only_agrees(pe: str) -> None:
+    model = build("transformer", d_model=16, n_heads=2, n_layers=2, positional=pe).eval()
+    x = torch.randint(2, 6, (3, 12))
+    out = model(x)
+    x2 = x.clone()
+    x2[:, 8:] = 1
+    assert torch.allclose(out[:, :8], model(x2)[:, :8], atol=1e-5)
+    info = TaskInfo(kind="classification", n_outputs=3, vocab_size=6, seq_len=12)
+    clf = build("transformer", info, d_model=16, n_heads=2, n_layers=2, positional=pe).eval()
+    clf.load_state_dict(model.state_dict())
+    assert torch.allclose(clf(x), out[:, -1], atol=1e-5)
+
+
+def test_alibi_and_t5_biases() -> None:
+    bias = ALiBi(16, 4, 10).attention_bias(5)
+    assert bias.shape == (4, 5, 5)
+    assert bias[0, 4, 0].item() == pytest.approx(-4 * 2**-2)
+    assert bias[3, 4, 0].item() == pytest.approx(-4 * 2**-8)
+    t5 = T5Relative(16, 2, 10, n_buckets=8, max_distance=16)
+    b = t5.buckets(40)
+    assert b[5, 2].item() == 3 and b[39, 0].item() == 7 and b[0, 5].item() == 0
+    assert bool((b[:, 0].diff() >= 0).all())
+    assert t5.attention_bias(6).shape == (2, 6, 6)
+
+
+def test_rope_scores_depend_on_relative_position_only() -> None:
+    rope = Rotary(8, 1, 0)
+    q = torch.randn(1, 1, 1, 8).expand(1, 1, 20, 8)
+    k = torch.randn(1, 1, 1, 8).expand(1, 1, 20, 8)
+    qr, kr = rope.rotate(q, k)
+    s = (qr @ kr.transpose(-1, -2))[0, 0]
+    assert torch.allclose(s[5, 2], s[15, 12], atol=1e-4)
+    assert torch.allclose(s[3, 3], s[17, 17], atol=1e-4)
+
+
+class Oracle(torch.nn.Module):
+    """Right on lengths <= 4, wrong on the first scored token of longer inputs."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.logits
+
+
+def test_length_probe_per_sequence_per_token_and_out_of_range() -> None:
+    y_short = torch.tensor([[IGNORE, 0, 1]] * 2)
+    y_long = torch.tensor([[IGNORE, 0, 1, 1]] * 2)
+    data = TaskData(
+        train={"main": Split(torch.zeros(2, 3, dtype=torch.long), y_short)}, val={},
+        test={"len_003": Split(torch.zeros(2, 3, dtype=torch.long), y_short, {"length": 3}),
+              "len_006": Split(torch.zeros(2, 4, dtype=torch.long), y_long, {"length": 6})},
+        info=TaskInfo("sequence", 2, vocab_size=2, extra={"train_length": 4}),
+    )  # fmt: skip
+    model = Oracle()
+    ctx = EvalContext(model, data, 0)
+    right = torch.nn.functional.one_hot(y_short.clamp(min=0), 2).float()
+    wrong_first = torch.nn.functional.one_hot(y_long.clamp(min=0), 2).float()
+    wrong_first[0, 1] = wrong_first[0, 1].flip(0)  # one wrong token in one sequence
+    ctx._cache = {"train/main": right, "test/len_003": right, "test/len_006": wrong_first}
+    out = PROBES.get("length_accuracy").obj(model, ctx, None)
+    assert out[("test/len_003", "accuracy")] == 1.0
+    assert out[("test/len_006", "accuracy")] == 0.5
+    assert out[("test/len_006", "token_accuracy")] == pytest.approx(5 / 6)
+    assert out[(OUT_OF_RANGE, "accuracy")] == 0.5  # only length 6 is beyond training
+    assert out[(OUT_OF_RANGE, "accuracy_min")] == 0.5

@@ -1,0 +1,162 @@
+"""Formal-language and string tasks: formats, answers, splits, bad input (Delétang et al., #62)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from genlab.errors import SpecError
+from genlab.losses import IGNORE
+from genlab.spec import parse_spec
+from genlab.tasks import TASKS
+from genlab.tasks.formal_generators import FORMAL_TASKS, evaluate
+from genlab.tasks.formal_language import FormalParams, formal_language
+from genlab.tasks.seq_common import FIRST_SYMBOL
+from genlab.tasks.seq_string import SeqStringParams, seq_string
+
+SMALL = {"train_length": 8, "test_max": 20, "n_test_lengths": 3, "n_train": 60, "n_val": 10}
+
+
+def rows(split):
+    """(input symbols, answers) per example, decoded from tokens and targets."""
+    out = []
+    for x, y in zip(split.x.tolist(), split.y.tolist(), strict=True):
+        inp = [t - FIRST_SYMBOL for t in x if t >= FIRST_SYMBOL]
+        out.append((inp, [v for v in y if v != IGNORE]))
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(FORMAL_TASKS))
+def test_every_task_builds_with_lengths_beyond_training(name: str) -> None:
+    data = formal_language(FormalParams(task=name, n_test=5, **SMALL), data_seed=0)
+    info = data.info
+    assert info.kind == "sequence" and info.extra["level"] in ("R", "DCF", "CS")
+    assert data.test and all(s.meta["length"] > 8 for s in data.test.values())
+    for split in data.test.values():
+        for inp, ans in rows(split):
+            assert len(inp) == split.meta["length"] and ans
+    assert info.extra["max_length"] == max(s.x.shape[1] for s in data.splits().values())
+    assert int(data.train["main"].x.max()) < info.vocab_size
+    y = torch.cat([s.y[s.y != IGNORE] for s in data.splits().values()])
+    assert int(y.max()) < info.n_outputs and int(y.min()) >= 0
+
+
+def test_same_data_seed_same_data() -> None:
+    a = formal_language(FormalParams(task="bucket_sort", n_test=5, **SMALL), 3)
+    b = formal_language(FormalParams(task="bucket_sort", n_test=5, **SMALL), 3)
+    c = formal_language(FormalParams(task="bucket_sort", n_test=5, **SMALL), 4)
+    assert torch.equal(a.train["main"].x, b.train["main"].x)
+    assert not torch.equal(a.train["main"].x, c.train["main"].x)
+
+
+def answers(name: str) -> list[tuple[list[int], list[int]]]:
+    data = formal_language(FormalParams(task=name, n_test=20, **SMALL), 1)
+    return [r for s in data.test.values() for r in rows(s)]
+
+
+def bits(v: list[int]) -> int:
+    return sum(b << i for i, b in enumerate(v))
+
+
+def test_answers_are_right() -> None:
+    for inp, ans in answers("parity_check"):
+        assert ans == [sum(inp) % 2]
+    for inp, ans in answers("even_pairs"):
+        pairs = sum(a != b for a, b in zip(inp, inp[1:], strict=False))
+        assert ans == [int(pairs % 2 == 0)]
+    for inp, ans in answers("reverse_string"):
+        assert ans == inp[::-1]
+    for inp, ans in answers("duplicate_string"):
+        assert ans == inp + inp
+    for inp, ans in answers("odd_first"):
+        assert ans == inp[0::2] + inp[1::2]
+    for inp, ans in answers("bucket_sort"):
+        assert ans == sorted(inp)
+    for inp, ans in answers("binary_addition"):
+        i = inp.index(2)
+        assert bits(ans) == bits(inp[:i]) + bits(inp[i + 1 :])
+    for inp, ans in answers("binary_multiplication"):
+        i = inp.index(2)
+        assert bits(ans) == bits(inp[:i]) * bits(inp[i + 1 :])
+    for inp, ans in answers("compute_sqrt"):
+        assert bits(ans) == math.isqrt(bits(inp))
+    for inp, ans in answers("cycle_navigation"):
+        assert ans == [sum((0, 1, -1)[m] for m in inp) % 5]
+    for inp, ans in answers("missing_duplicate"):
+        i, h = inp.index(2), len(inp) // 2
+        assert ans == [inp[i + h] if i < h else inp[i - h]]
+
+
+def test_stack_manipulation_answer() -> None:
+    for inp, ans in answers("stack_manipulation"):
+        stack = []
+        for t in inp:  # k = 2: 0, 1 symbols; 2 POP; 3, 4 PUSH 0, 1
+            if t < 2:
+                stack.append(t)
+            elif t == 2:
+                stack = stack[:-1]
+            else:
+                stack.append(t - 3)
+        assert ans == stack[::-1] + [2]
+
+
+def test_expression_evaluation_follows_precedence() -> None:
+    k = 5
+    plus, minus, times, lpar, rpar = (k + i for i in range(5))
+    assert evaluate([2, plus, 3, times, 4], k) == (2 + 12) % 5
+    assert evaluate([lpar, 2, plus, 3, rpar, times, 4], k) == 0
+    assert evaluate([4, minus, 3, minus, 2], k) == (4 - 3 - 2) % 5
+    for inp, ans in answers("modular_arithmetic_brackets"):
+        assert ans == [evaluate(inp, 5)]
+
+
+def test_solve_equation_has_a_unique_solution() -> None:
+    k = 5
+    for inp, ans in answers("solve_equation"):
+        expr, value = inp[:-2], inp[-1]
+        assert inp[-2] == k + 6
+        sols = [x for x in range(k) if evaluate(expr, k, x) == value]
+        assert sols == ans
+
+
+def test_seq_string_format() -> None:
+    p = SeqStringParams(op="reverse", train_length=4, test_max=8, n_train=20, n_val=0, n_test=5)
+    data = seq_string(p, 0)
+    x, y = data.test["len_008"].x[0].tolist(), data.test["len_008"].y[0].tolist()
+    assert x[8] == 2 and x[9:] == x[:8][::-1]  # input, SEP, reversed input
+    assert y[8:] == x[9:] + [3] and set(y[:8]) == {IGNORE}  # next-token targets, EOS
+    assert data.info.extra["train_length"] == 4
+
+
+@pytest.mark.parametrize(
+    "params, field",
+    [
+        ({"task": "reverse_string", "alphabet_size": 1}, "alphabet_size"),
+        ({"task": "parity_check", "alphabet_size": 3}, "alphabet_size"),
+        ({"task": "parity_check", "train_length": 10, "test_min": 10}, "test_min"),
+        ({"task": "parity_check", "train_length": 10, "test_max": 9}, "test_max"),
+        ({"task": "missing_duplicate", "train_length": 1}, "train_length"),
+        ({"task": "nope"}, "task"),
+    ],
+)
+def test_bad_task_params_name_the_field(params: dict, field: str) -> None:
+    with pytest.raises(SpecError, match=field):
+        TASKS.params("formal_language", params, "task.params")
+
+
+def test_seq_string_bad_input() -> None:
+    with pytest.raises(SpecError, match="alphabet_size"):
+        TASKS.params("seq_string", {"alphabet_size": 1}, "task.params")
+    with pytest.raises(SpecError, match="alphabet_size"):
+        TASKS.params("seq_string", {"unique": True, "alphabet_size": 10, "test_max": 20}, "t")
+    with pytest.raises(SpecError, match="test_min"):
+        TASKS.params("seq_string", {"train_length": 8, "test_min": 5}, "task.params")
+
+
+def test_spec_with_formal_task_validates() -> None:
+    spec = parse_spec({"task": {"name": "formal_language", "params": {"task": "odd_first"}},
+                       "model": {"name": "lstm"}, "steps": 1})  # fmt: skip
+    assert spec.task.params["train_length"] == 40 and spec.task.params["test_max"] == 500
+    assert len(FORMAL_TASKS) == 15
