@@ -55,7 +55,9 @@ def test_judge_fails_when_the_delay_or_the_generalization_is_missing(curves, ver
 
 
 def test_judge_counts_diverged_runs_as_failures():
-    assert judge({"a": GROKS, "b": GROKS, "c": GROKS}, status="diverged").verdict == "not reproduced"
+    assert (
+        judge({"a": GROKS, "b": GROKS, "c": GROKS}, status="diverged").verdict == "not reproduced"
+    )
 
 
 def test_small_train_fraction_without_weight_decay_is_not_reproduced(store):

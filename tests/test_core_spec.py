@@ -37,7 +37,10 @@ def test_any_change_changes_the_run_id(tiny_spec, override):
         ('task.operation="div"', ""),
         ('task.p=22 task.operation="div"', "p must be prime for operation 'div', got 22"),
         ("task.train_fraction=0", "task.params.train_fraction: Input should be greater than 0"),
-        ("task.train_fraction=1.5", "task.params.train_fraction: Input should be less than or equal to 1"),
+        (
+            "task.train_fraction=1.5",
+            "task.params.train_fraction: Input should be less than or equal to 1",
+        ),
         ("optimizer.lr=0", "optimizer.lr: Input should be greater than 0"),
         ("optimizer.lr=-1", "optimizer.lr: Input should be greater than 0"),
         ("steps=0", "steps: Input should be greater than 0"),
@@ -66,7 +69,9 @@ def test_spec_files(tmp_path):
     with pytest.raises(SpecError, match="not valid toml"):
         load_run_spec(str(bad))
     good = tmp_path / "good.json"
-    good.write_text('{"task": {"name": "modular_arithmetic"}, "model": {"name": "mlp"}, "steps": 5}')
+    good.write_text(
+        '{"task": {"name": "modular_arithmetic"}, "model": {"name": "mlp"}, "steps": 5}'
+    )
     spec = load_run_spec(str(good))
     assert spec.steps == 5 and spec.method.name == "erm"
 

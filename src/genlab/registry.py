@@ -54,7 +54,9 @@ class Entry(Generic[T]):
         """Params with their defaults (``"<required>"`` where there is none)."""
         out: dict[str, Any] = {}
         for key, info in self.params.model_fields.items():
-            out[key] = "<required>" if info.is_required() else info.get_default(call_default_factory=True)
+            out[key] = (
+                "<required>" if info.is_required() else info.get_default(call_default_factory=True)
+            )
         return out
 
 
@@ -118,7 +120,9 @@ class Registry(Generic[T]):
         try:
             return entry.params.model_validate(params)
         except ValidationError as exc:
-            raise SpecError(format_validation_error(exc, entry.params, prefix=f"{where}.")) from None
+            raise SpecError(
+                format_validation_error(exc, entry.params, prefix=f"{where}.")
+            ) from None
 
 
 def _fields_at(model: type[BaseModel] | None, loc: tuple[Any, ...]) -> list[str]:
@@ -143,6 +147,10 @@ def format_validation_error(
             allowed = _fields_at(model, tuple(err["loc"][:-1]))
             msg = "unknown field" + (f"; allowed: {', '.join(allowed)}" if allowed else "")
         got = err.get("input")
-        suffix = f" (got {got!r})" if err["type"] != "extra_forbidden" and not isinstance(got, dict) else ""
+        suffix = (
+            f" (got {got!r})"
+            if err["type"] != "extra_forbidden" and not isinstance(got, dict)
+            else ""
+        )
         lines.append(f"{loc}: {msg}{suffix}")
     return "invalid spec:\n  " + "\n  ".join(lines)

@@ -88,7 +88,9 @@ class Store:
         self.root = Path(root) if root is not None else default_root()
         self.db_path = self.root / DB_NAME
         if self.root.exists() and not self.root.is_dir():
-            raise StoreError(f"store {self.root} is a file; a store is a directory holding {DB_NAME}")
+            raise StoreError(
+                f"store {self.root} is a file; a store is a directory holding {DB_NAME}"
+            )
         self._conn: sqlite3.Connection | None = None
         self._writable = False
         if self.db_path.exists():
@@ -234,7 +236,9 @@ class Store:
             "run_id", "status", "step", "created", "started", "finished", "wall_s", "error",
             "host", "pid", "version", "spec", "summary",
         ]  # fmt: skip
-        rows = self._read(f"SELECT {', '.join(cols)} FROM runs WHERE {where} ORDER BY created", args)
+        rows = self._read(
+            f"SELECT {', '.join(cols)} FROM runs WHERE {where} ORDER BY created", args
+        )
         return pd.DataFrame(rows, columns=cols)
 
     def resolve(self, prefix: str) -> str:
@@ -276,7 +280,9 @@ class Store:
 
     def add_artifact(self, run_id: str, name: str, path: str | Path) -> None:
         with self._write() as c:
-            c.execute("INSERT OR REPLACE INTO artifacts VALUES (?, ?, ?)", (run_id, name, str(path)))
+            c.execute(
+                "INSERT OR REPLACE INTO artifacts VALUES (?, ?, ?)", (run_id, name, str(path))
+            )
 
     def artifacts(self, run_id: str) -> dict[str, str]:
         return dict(self._read("SELECT name, path FROM artifacts WHERE run_id=?", (run_id,)))
@@ -304,7 +310,9 @@ class Store:
     # ---- sweeps (the table is created on first use, so older stores open unchanged) ---------
 
     def _has_table(self, name: str) -> bool:
-        return bool(self._read("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (name,)))
+        return bool(
+            self._read("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (name,))
+        )
 
     def save_sweep(self, sweep_id: str, name: str, spec: dict[str, Any],
                    runs: list[dict[str, Any]]) -> None:  # fmt: skip

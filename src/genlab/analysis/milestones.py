@@ -14,8 +14,13 @@ def first_step(
     rows = metrics[(metrics["split"] == split) & (metrics["metric"] == metric)]
     hit = rows["value"] >= threshold if mode == "ge" else rows["value"] <= threshold
     ids = metrics["run_id"].unique()
-    return rows[hit].groupby("run_id")["step"].min().reindex(ids).astype(float).rename(
-        f"steps_to_{metric}_{threshold:g}"
+    return (
+        rows[hit]
+        .groupby("run_id")["step"]
+        .min()
+        .reindex(ids)
+        .astype(float)
+        .rename(f"steps_to_{metric}_{threshold:g}")
     )
 
 

@@ -30,8 +30,13 @@ def list_claims(
 ) -> None:
     """Every registered claim: id, papers, statement."""
     rows = [
-        {"id": c.id, "family": c.family, "papers": list(c.papers), "statement": c.statement,
-         "budgets": list(c.budgets)}  # fmt: skip
+        {
+            "id": c.id,
+            "family": c.family,
+            "papers": list(c.papers),
+            "statement": c.statement,
+            "budgets": list(c.budgets),
+        }  # fmt: skip
         for c in _claims(None, family)
     ]
     if json_:
@@ -47,7 +52,9 @@ def list_claims(
 
 @claims_app.command("run")
 def run_claims(
-    claim_id: Annotated[str | None, typer.Argument(help="claim id (default: all, or --family)")] = None,
+    claim_id: Annotated[
+        str | None, typer.Argument(help="claim id (default: all, or --family)")
+    ] = None,
     family: Annotated[str | None, typer.Option(help="only this family")] = None,
     budget: Annotated[str, typer.Option(help="smoke (seconds) or full (minutes)")] = "smoke",
     set_: Annotated[

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Annotated
 
 import typer
@@ -12,7 +12,7 @@ from rich.table import Table
 from genlab.cli.app import JsonOpt, app, emit_json, out
 
 
-class Kind(str, Enum):
+class Kind(StrEnum):
     tasks = "tasks"
     models = "models"
     methods = "methods"
@@ -30,8 +30,13 @@ def listing(kind: str) -> list[dict]:
         return [{"name": n, "doc": preset_description(n)} for n in preset_names()]
     reg = registries()[kind.rstrip("s")]
     return [
-        {"name": e.name, "doc": e.summary, "params": e.defaults(), "papers": list(e.papers),
-         "family": e.family}  # fmt: skip
+        {
+            "name": e.name,
+            "doc": e.summary,
+            "params": e.defaults(),
+            "papers": list(e.papers),
+            "family": e.family,
+        }  # fmt: skip
         for e in reg.entries()
     ]
 

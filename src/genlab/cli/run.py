@@ -64,8 +64,12 @@ def run(
     note = " (already done; nothing trained)" if result.skipped else ""
     if result.resumed_from:
         note = f" (resumed from step {result.resumed_from})"
-    out.print(_final_table(result.final, f"{result.run_id}: {result.status} at step "
-                                         f"{result.step} in {result.wall_s:.1f}s{note}"))
+    out.print(
+        _final_table(
+            result.final,
+            f"{result.run_id}: {result.status} at step {result.step} in {result.wall_s:.1f}s{note}",
+        )
+    )
     if plot:
         out.print(f"plot: {plot}")
     if result.status != "done":
@@ -138,7 +142,9 @@ def export(
     run_id: Annotated[str, typer.Argument(help="run id or a unique prefix")],
     store: StoreOpt = None,
     csv: Annotated[bool, typer.Option("--csv", help="CSV (the default)")] = True,
-    output: Annotated[Path | None, typer.Option("--out", "-o", help="file (default stdout)")] = None,
+    output: Annotated[
+        Path | None, typer.Option("--out", "-o", help="file (default stdout)")
+    ] = None,
 ) -> None:
     """Export a run's long-format metrics (run_id, step, split, metric, value) as CSV."""
     try:

@@ -1,6 +1,6 @@
-"""V-REx: risk extrapolation by penalising the variance of the per-environment risks (Krueger
-et al., 2021), as in DomainBed: weight 1 for ``vrex_penalty_anneal_iters`` updates, ``vrex_lambda`` after
-(and the optimiser's state reset then). Needs >= 2 training environments.
+"""V-REx: risk extrapolation by penalising the variance of the per-environment risks
+(Krueger et al., 2021), as in DomainBed: weight 1 for ``vrex_penalty_anneal_iters`` updates,
+``vrex_lambda`` after (and the optimiser's state reset then). Needs >= 2 training environments.
 """
 
 from __future__ import annotations

@@ -76,7 +76,10 @@ class Block(nn.Module):
         self.attn = Attention(p.d_model, p.n_heads, p.dropout, pos)
         d_mlp = p.d_mlp or 4 * p.d_model
         self.mlp = nn.Sequential(
-            nn.Linear(p.d_model, d_mlp), nn.GELU(), nn.Linear(d_mlp, p.d_model), nn.Dropout(p.dropout)
+            nn.Linear(p.d_model, d_mlp),
+            nn.GELU(),
+            nn.Linear(d_mlp, p.d_model),
+            nn.Dropout(p.dropout),
         )
 
     def forward(self, h: Tensor, last_only: bool = False) -> Tensor:
@@ -108,7 +111,9 @@ class Transformer(nn.Module):
 
     def forward(self, x: Tensor) -> Tensor:
         if x.shape[1] > self.max_len:
-            raise ValueError(f"input length {x.shape[1]} exceeds the model's max_len {self.max_len}")
+            raise ValueError(
+                f"input length {x.shape[1]} exceeds the model's max_len {self.max_len}"
+            )
         h = self.pos.add_to_input(self.embed(x))
         for i, block in enumerate(self.blocks):
             # Classification reads the last position only, so the last block computes only it:

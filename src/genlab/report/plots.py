@@ -25,7 +25,8 @@ def plot_curves(metrics: pd.DataFrame, path: str | Path, title: str = "") -> Pat
     for ax, metric in zip(axes[0], panels, strict=True):
         for split, df in data[data["metric"] == metric].groupby("split", sort=True):
             df = df.sort_values("step")
-            ax.plot(df["step"], df["value"], label=split, lw=1.8)
+            label = "train batches (running mean)" if split == "optim" else split
+            ax.plot(df["step"], df["value"], label=label, lw=1.8)
         ax.set_xscale("log")
         ax.set_xlabel("optimisation step")
         ax.set_ylabel(metric)
