@@ -92,3 +92,17 @@ def test_sigkill_then_resume_matches_an_uninterrupted_run(tmp_path):
     ref = run_spec(spec, ref_store, progress=False)
     assert resumed.final == ref.final
     pd.testing.assert_frame_equal(killed.metrics(spec.run_id), ref_store.metrics(spec.run_id))
+
+
+def test_grad_clip_caps_the_gradient_norm():
+    import torch
+
+    from genlab.engine import prepare
+
+    prep = prepare(load_run_spec("grokking", [*TINY, "optimizer.grad_clip=0.001"]))
+    prep.method.step(prep.model, prep.optimizer, prep.sampler.next())
+    norm = torch.nn.utils.get_total_norm([p.grad for p in prep.model.parameters()])
+    assert norm <= 0.001 * (1 + 1e-4)
+    free = prepare(load_run_spec("grokking", TINY))
+    free.method.step(free.model, free.optimizer, free.sampler.next())
+    assert torch.nn.utils.get_total_norm([p.grad for p in free.model.parameters()]) > 0.01

@@ -50,3 +50,47 @@ def test_nonmonotone_value_both_ways(tmp_path):
     saved = store.verdicts()
     assert set(saved["verdict"]) == {"reproduced", "not reproduced"}
     assert json.loads(json.dumps(list(saved["statistic"])))  # statistics are JSON-safe
+
+
+def test_instance_norm_without_in_layers_is_not_reproduced(tmp_path):
+    # ibn_blocks = 0: the "IBN-a" network has no instance norm at all, so it is the BN network
+    claim = CLAIMS.get("dg.instance_norm").obj
+    cfg = {"steps": 4, "eval_every": 2, "seeds": 2, "ibn_blocks": 0, "channels": [8]}
+    res = run_claim(claim, Store(tmp_path), "smoke", cfg, progress=False)
+    assert res.verdict == "not reproduced", res.evidence
+    assert res.statistic["gain_mean"] == pytest.approx(0.0, abs=1e-9)
+
+
+def test_rationale_invariance_without_penalty_is_not_reproduced(tmp_path):
+    # ridg_reg = 0: RIDG's objective is ERM's, so the paired gain is exactly 0
+    claim = CLAIMS.get("dg.rationale_invariance").obj
+    cfg = {"steps": 4, "eval_every": 2, "seeds": 2, "suite": ["colored_digits:2"],
+           "method_params": {"ridg_reg": 0.0}}  # fmt: skip
+    res = run_claim(claim, Store(tmp_path), "smoke", cfg, progress=False)
+    assert res.verdict == "not reproduced", res.evidence
+    assert res.statistic["gain_mean"] == pytest.approx(0.0, abs=1e-9)
+
+
+def test_suite_config_rejects_bad_entries():
+    from genlab.errors import SpecError
+
+    claim = CLAIMS.get("dg.domain_masks").obj
+    for bad in (["rotated_digits:6"], ["mnist:0"], ["colored_digits"]):
+        with pytest.raises(SpecError, match="suite"):
+            claim.config("smoke", {"suite": bad})
+
+
+def test_domain_masks_on_the_collapsed_environment_is_not_reproduced(tmp_path):
+    # -90% held out: color decides for ERM and DMG alike (both near 10%), no room for a gain
+    claim = CLAIMS.get("dg.domain_masks").obj
+    cfg = {"steps": 60, "eval_every": 20, "seeds": 2, "suite": ["colored_digits:2"]}
+    res = run_claim(claim, Store(tmp_path), "smoke", cfg, progress=False)
+    assert res.verdict == "not reproduced", res.evidence
+
+
+def test_feature_contamination_without_shift_is_not_reproduced(tmp_path):
+    # bg_shift = 1: the "OOD" split is drawn from the ID distribution, so nothing can drop
+    claim = CLAIMS.get("ood.feature_contamination").obj
+    cfg = {"steps": 40, "seeds": 2, "bg_shift": 1.0, "width": 16}
+    res = run_claim(claim, Store(tmp_path), "smoke", cfg, progress=False)
+    assert res.verdict == "not reproduced", res.evidence

@@ -199,7 +199,8 @@ def test_dmg_overlap_and_averaged_prediction():
 @pytest.mark.parametrize(
     "method,model",
     [("irm", "mlp"), ("vrex", "mlp"), ("groupdro", "mlp"), ("mmd", "mlp"), ("coral", "cnn"),
-     ("mixup", "mlp"), ("mldg", "cnn"), ("ridg", "cnn"), ("dmg", "mlp")],
+     ("mixup", "mlp"), ("mldg", "cnn"), ("ridg", "cnn"), ("dmg", "mlp"), ("oat", "cnn"),
+     ("lowrank", "mlp"), ("modify", "cnn")],
 )  # fmt: skip
 def test_every_method_trains_end_to_end(tmp_path, method, model):
     from genlab.engine import run_spec
@@ -226,3 +227,85 @@ def test_rebias_trains_and_evaluates_the_target_model(tmp_path):
                                         "batch_size=16"])  # fmt: skip
     res = run_spec(spec, Store(tmp_path), progress=False)
     assert res.status == "done" and "test/unbiased:accuracy" in res.final
+
+
+def test_oat_uniform_target_loss_by_hand():
+    from genlab.methods.dg_oat import OAT, OATParams, ood_images, uniform_ce
+
+    assert uniform_ce(torch.tensor([[math.log(3), 0.0]])).item() == pytest.approx((L_A + L_B) / 2)
+    info = TaskInfo("classification", 2, (1, 4, 4))
+    model = nn.Sequential(nn.Flatten(), nn.Linear(16, 2))
+    with torch.no_grad():
+        model[1].weight.zero_()
+        model[1].bias.copy_(torch.tensor([math.log(3), 0.0]))
+    m = OAT(OATParams(oat_lambda=2.0, ood_batch=5), info)
+    model = m.wrap(model)
+    x, y = torch.zeros(3, 1, 4, 4), torch.zeros(3, dtype=torch.long)
+    loss, _ = m.loss(model, {"a": (x, y)})
+    assert loss.item() == pytest.approx(L_A + 2.0 * (L_A + L_B) / 2, rel=1e-5)
+    g = torch.Generator().manual_seed(0)
+    imgs = ood_images(30, (3, 8, 8), g)
+    assert imgs.shape == (30, 3, 8, 8) and imgs.min() >= 0 and imgs.max() <= 1
+    assert torch.equal(imgs, ood_images(30, (3, 8, 8), torch.Generator().manual_seed(0)))
+
+
+def test_lowrank_env_heads_by_hand():
+    m = build("lowrank", rank=1)
+    model = m.wrap(Const())
+    with torch.no_grad():
+        model.u.copy_(torch.tensor([[[1.0], [0.0]], [[0.0], [2.0]]]))  # (envs, classes, rank)
+        model.v.copy_(torch.tensor([[[3.0]], [[1.0]]]))  # (envs, features, rank)
+    f = torch.tensor([[1.0]])
+    # env a: W + u v^T = [[3], [0]]; env b: [[0], [2]]; shared W = 0, bias [log 3, 0]
+    assert model.env_logits(f, 0).tolist()[0] == pytest.approx([3 + math.log(3), 0.0])
+    assert model.env_logits(f, 1).tolist()[0] == pytest.approx([math.log(3), 2.0])
+    assert model(f).tolist()[0] == pytest.approx([math.log(3), 0.0])  # test time: shared only
+    loss, _ = m.loss(model, batches())  # features are 0 in batches(): every head is the shared one
+    assert loss.item() == pytest.approx((L_A + L_B) / 2, rel=1e-5)
+
+
+def test_modify_shuffle_and_schedule_by_hand():
+    from genlab.methods.dg_modify import MoDify, MoDifyParams, rgb_shuffle
+
+    x = torch.arange(2 * 3).float().reshape(2, 3, 1, 1)
+    s = rgb_shuffle(x, torch.Generator().manual_seed(0))
+    assert sorted(s[0].flatten().tolist()) == [0.0, 1.0, 2.0]  # a permutation per image
+    info = TaskInfo("classification", 2, (2, 1, 1))
+    model = nn.Sequential(nn.Flatten(), nn.Linear(2, 2))
+    with torch.no_grad():
+        model[1].weight.copy_(torch.tensor([[1.0, 0.0], [0.0, 1.0]]))
+        model[1].bias.zero_()
+    m = MoDify(MoDifyParams(modify_lambda=1.0, tolerance=0.0, momentum=0.5), info)
+    model = m.wrap(model)
+    # one image, channels (2, 0), label 0: the original is easy, the shuffled one (0, 2) hard
+    xb, yb = torch.tensor([[[[2.0]], [[0.0]]]]), torch.tensor([0])
+    ce = -torch.log_softmax(torch.tensor([2.0, 0.0]), 0)[0].item()
+    torch.manual_seed(1)
+    loss, logs = m.loss(model, {"a": (xb, yb)})
+    assert model.dg_capability.item() == pytest.approx(ce)  # first batch: capability = its loss
+    # whether kept or not, the loss is ce (+ the augmented ce when it is not harder than ce)
+    aug = xb.flip(1) if logs["kept"] == 0 else xb
+    aug_ce = -torch.log_softmax(model(aug)[0], 0)[0].item()
+    assert loss.item() == pytest.approx(ce + (aug_ce if logs["kept"] else 0.0), rel=1e-5)
+
+
+def test_repr_distill_loss_by_hand():
+    from genlab.methods.dg_distill import ReprDistill, core_teacher
+
+    x = torch.tensor([[1.0, -2.0, 5.0]])
+    assert core_teacher(x, 2).tolist() == [[1.0, 0.0, 0.0, 2.0]]
+    info = TaskInfo("classification", 2, (1,), extra={"core_dims": 1})
+    entry = METHODS.get("repr_distill")
+    m = ReprDistill(entry.params(distill_weight=2.0), info)
+    model = m.wrap(Const())
+    with torch.no_grad():
+        model.to_teacher.weight.zero_()
+        model.to_teacher.bias.copy_(torch.tensor([1.0, 0.0]))
+    xb, yb = torch.tensor([[3.0], [-1.0]]), torch.tensor([0, 0])
+    loss, logs = m.loss(model, {"id": (xb, yb)})
+    # teacher [[3, 0], [0, 1]] vs prediction [1, 0]: squared errors 4, 0, 1, 1 -> mean 1.5
+    assert logs["mse"] == pytest.approx(1.5)
+    head = nn.functional.cross_entropy(model.classifier(xb), yb).item()
+    assert loss.item() == pytest.approx(2.0 * 1.5 + head, rel=1e-5)
+    with pytest.raises(ValueError, match="core_dims"):
+        ReprDistill(entry.params(), INFO2)

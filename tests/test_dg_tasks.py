@@ -111,3 +111,14 @@ def test_run_dg_colored_shows_every_environment(tmp_path):
     assert res.exit_code == 0, res.output
     for split in ("train/+90%", "val/+80%", "test/-90%"):
         assert split in res.output
+
+
+def test_mnist1d_domains_from_the_generator():
+    a = build("mnist1d_domains", 1, n_per_env=40, test_envs=[4])
+    b = build("mnist1d_domains", 1, n_per_env=40, test_envs=[4])
+    assert a.info.input_shape == (40,) and set(a.test) == {"noise"}
+    assert len(a.train["base"]) + len(a.val["base"]) == 40
+    assert torch.equal(a.train["shift"].x, b.train["shift"].x)
+    # the noisy environment is rougher: larger mean absolute first difference
+    rough = {k: s.x.diff(dim=1).abs().mean().item() for k, s in {**a.train, **a.test}.items()}
+    assert rough["noise"] > rough["base"]

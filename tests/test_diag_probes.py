@@ -86,11 +86,11 @@ def test_hessian_measures_match_dense_hessian(setup):
 
     h = torch.autograd.functional.hessian(loss_flat, flat)
     ev = torch.linalg.eigvalsh(h)
-    p = SharpnessParams(measures=["top_eig", "trace"], power_iters=200, hutchinson=400)
+    p = SharpnessParams(measures=["top_eig", "trace"], power_iters=100, hutchinson=200)
     got = sharpness_measures(model, x, y, p, torch.Generator().manual_seed(0))
     top = ev[ev.abs().argmax()].item()
     assert got["hessian_top_eig"] == pytest.approx(top, rel=1e-3)
-    assert got["hessian_trace"] == pytest.approx(h.trace().item(), rel=0.15)
+    assert got["hessian_trace"] == pytest.approx(h.trace().item(), rel=0.2)
     sam = sharpness_measures(model, x, y, SharpnessParams(measures=["sam"]), torch.Generator())
     assert sam["sam_sharpness"] > 0
 
@@ -135,10 +135,11 @@ class DataDependent(nn.Module):
     def __init__(self) -> None:
         super().__init__()
         self.lin = nn.Linear(64, 10)
+        self.scale = nn.Parameter(torch.ones(1))  # not in a linear layer: no fast path
 
     def forward(self, x):
         if x.sum() > 0:
-            return self.lin(x.flatten(1))
+            return self.scale * self.lin(x.flatten(1))
         return -self.lin(x.flatten(1))
 
 
@@ -157,3 +158,20 @@ def test_no_linear_head_is_a_spec_error(setup):
     ctx = EvalContext(nn.Flatten(), data, step=0)
     with pytest.raises(SpecError, match="nn.Linear"):
         PROBES.get("gwa").obj(ctx.model, ctx, PROBES.get("gwa").params())
+
+
+def test_full_coherence_fast_path_matches_vmap(setup):
+    from genlab.probes._grads import linear_sums, per_sample_sums
+
+    data, model = setup
+    x, y = data.train["main"].x[:40], data.train["main"].y[:40]
+    fast, slow = linear_sums(model, x, y), per_sample_sums(model, x, y, chunk=16)
+    assert fast is not None
+    assert torch.allclose(fast[1], slow[1], rtol=1e-8)
+    assert torch.allclose(fast[0].norm(), slow[0].norm(), rtol=1e-8)
+    g = per_sample_grads(model, x, y)
+    assert torch.allclose(slow[1], g.pow(2).sum(1), rtol=1e-8)
+    assert linear_sums(DataDependent().to(torch.float64), x, y) is None  # a non-linear param
+    assert linear_sums(nn.Sequential(nn.Flatten(), nn.Linear(64, 10)).double(), x, y) is not None
+    emb = nn.Sequential(nn.Embedding(10, 4), nn.Flatten(), nn.Linear(12, 3))
+    assert linear_sums(emb, torch.zeros(2, 3, dtype=torch.long), torch.zeros(2).long()) is None

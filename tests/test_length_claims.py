@@ -36,7 +36,7 @@ def one_thread():
 
 def test_length_claims_are_registered() -> None:
     ids = {e.name for e in CLAIMS.entries() if e.family == "length"}
-    assert {"length.chomsky", "length.nope"} <= ids
+    assert {"length.chomsky", "length.nope", "length.addition_format", "length.rasp"} <= ids
 
 
 def test_chomsky_smoke_runs_and_draws(tmp_path) -> None:
@@ -59,6 +59,24 @@ def test_chomsky_untrained_is_not_reproduced(tmp_path) -> None:
 def test_nope_untrained_is_not_reproduced(tmp_path) -> None:
     res = run_claim(CLAIMS.get("length.nope").obj, Store(tmp_path / "s"), "smoke",
                     {**TINY_NOPE, "steps": 1}, progress=False)  # fmt: skip
+    assert res.verdict == "not reproduced"
+    assert res.figure is not None and res.figure.exists()
+
+
+def test_addition_untrained_is_not_reproduced(tmp_path) -> None:
+    tiny = {"train_length": 2, "test_max": 4, "n_test_lengths": 1, "n_train": 30, "n_test": 10,
+            "d_model": 16, "steps": 1}  # fmt: skip
+    res = run_claim(CLAIMS.get("length.addition_format").obj, Store(tmp_path / "s"), "smoke",
+                    tiny, progress=False)  # fmt: skip
+    assert res.verdict == "not reproduced"
+    assert "ood_accuracy_index_hints_std" in res.statistic
+
+
+def test_rasp_untrained_is_not_reproduced(tmp_path) -> None:
+    tiny = {"train_length": 3, "test_max": 5, "n_test_lengths": 1, "n_train": 30, "n_test": 10,
+            "d_model": 16, "steps": 1}  # fmt: skip
+    res = run_claim(CLAIMS.get("length.rasp").obj, Store(tmp_path / "s"), "smoke", tiny,
+                    progress=False)  # fmt: skip
     assert res.verdict == "not reproduced"
     assert res.figure is not None and res.figure.exists()
 
@@ -103,6 +121,10 @@ def test_paper_pattern_by_level() -> None:
         ("length.chomsky", {"archs": ["gru"]}, "archs"),
         ("length.nope", {"train_length": 8, "test_max": 8}, "test_max"),
         ("length.nope", {"positionals": ["learned", "rope"]}, "positionals"),
+        ("length.addition_format", {"train_length": 5, "test_max": 4}, "test_max"),
+        ("length.addition_format", {"formats": ["plain", "reversed"]}, "formats"),
+        ("length.rasp", {"tasks": ["sort", "copy_unique"]}, "tasks"),
+        ("length.rasp", {"train_length": 8, "test_max": 8}, "test_max"),
     ],
 )
 def test_bad_claim_config(claim_id: str, overrides: dict, field: str) -> None:

@@ -146,6 +146,23 @@ def test_bad_task_params_name_the_field(params: dict, field: str) -> None:
         TASKS.params("formal_language", params, "task.params")
 
 
+def test_seq_addition_formats() -> None:
+    from genlab.tasks.seq_addition import AdditionParams, example, seq_addition
+
+    x, y = example([9, 1], [2, 0], "plain")  # 19 + 02 = 021, most significant digit first
+    assert x == [6, 14, 4, 5, 7, 2, 5, 7, 6] and y[5:] == [5, 7, 6, 3]
+    x, y = example([9, 1], [2, 0], "reversed")
+    assert x[-3:] == [6, 7, 5]
+    x, y = example([9, 1], [2, 0], "index_hints", hint0=3)
+    assert x[:4] == [18, 14, 19, 6] and x[-6:] == [18, 6, 19, 7, 20, 5]
+    data = seq_addition(AdditionParams(format="index_hints", train_length=3, test_max=6,
+                                       n_train=50, n_test=5), 0)  # fmt: skip
+    assert int(data.train["main"].x.max()) < data.info.vocab_size
+    assert list(data.test) == ["len_004", "len_005", "len_006"]
+    with pytest.raises(SpecError, match="n_hints"):
+        TASKS.params("seq_addition", {"test_max": 10, "n_hints": 5}, "task.params")
+
+
 def test_seq_string_bad_input() -> None:
     with pytest.raises(SpecError, match="alphabet_size"):
         TASKS.params("seq_string", {"alphabet_size": 1}, "task.params")

@@ -144,3 +144,31 @@ def test_three_methods_three_seeds_same_numbers_with_each_executor(tmp_path):
         assert {o.status for o in again} == {"skipped"}  # nothing is trained twice
     assert_same_metrics(stores["serial"], stores["pool"], ids, atol=0)
     assert_same_metrics(stores["serial"], stores["vmap"], ids)
+
+
+def test_claims_run_with_a_named_executor(tmp_path):
+    from genlab.claims import CLAIMS
+    from genlab.claims.runner import run_claim
+
+    claim = CLAIMS.get("grokking.delayed_generalization").obj
+    cfg = {"p": 11, "model": "mlp", "steps": 20, "batch_size": None}
+    a = run_claim(claim, Store(tmp_path / "a"), "smoke", cfg, progress=False, execute="vmap")
+    b = run_claim(claim, Store(tmp_path / "b"), "smoke", cfg, progress=False)
+    assert a.run_ids == b.run_ids and a.verdict == b.verdict == "not reproduced"
+    assert a.statistic == pytest.approx(b.statistic, nan_ok=True, rel=1e-4)
+
+
+def test_pending_skips_finished_and_resumes_dead_running(tmp_path):
+    from genlab.sweep.base import pending
+
+    specs = [tiny(s, steps=5) for s in range(4)]
+    store = Store(tmp_path / "s")
+    for s, status in zip(specs[:3], ["done", "diverged", "running"], strict=True):
+        store.begin(s.run_id, s.canonical_json())
+        if status != "running":
+            store.finish(s.run_id, status, 5, 0.1)
+    with store._write() as c:  # a dead process left specs[2] running
+        c.execute("UPDATE runs SET pid=? WHERE run_id=?", (2**22 + 12345, specs[2].run_id))
+    todo, skipped = pending(specs, store)
+    assert [s.run_id for s in todo] == [specs[2].run_id, specs[3].run_id]
+    assert [(o.status, o.error) for o in skipped] == [("skipped", None), ("skipped", "diverged")]

@@ -10,7 +10,6 @@ import sys
 import time
 
 import numpy as np
-
 from typer.testing import CliRunner
 
 from genlab.cli import app

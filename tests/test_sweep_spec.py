@@ -14,7 +14,9 @@ BASE = {"base": "grokking", "set": ["task.p=11", "model.name='mlp'", "steps=5"],
 
 
 def test_grid_times_seeds_and_labels():
-    sw = parse_sweep({**BASE, "seeds": 2, "grid": {"optimizer.lr": [1e-3, 2e-3], "task.p": [11, 13]}})
+    sw = parse_sweep(
+        {**BASE, "seeds": 2, "grid": {"optimizer.lr": [1e-3, 2e-3], "task.p": [11, 13]}}
+    )
     runs = sw.expand()
     assert len(runs) == 2 * 2 * 2
     labels, spec = runs[-1]
@@ -30,7 +32,9 @@ def test_data_seeds_fixed_and_count_form():
 
 
 def test_random_axis_draws_do_not_depend_on_other_axes():
-    one = parse_sweep({**BASE, "trials": 5, "random": {"optimizer.lr": {"log_uniform": [1e-4, 1e-2]}}})
+    one = parse_sweep(
+        {**BASE, "trials": 5, "random": {"optimizer.lr": {"log_uniform": [1e-4, 1e-2]}}}
+    )
     two = parse_sweep({**BASE, "random": {"trials": 5,
                                           "optimizer.lr": {"log_uniform": [1e-4, 1e-2]},
                                           "optimizer.weight_decay": {"uniform": [0.0, 1.0]}}})  # fmt: skip
@@ -55,6 +59,8 @@ def test_model_name_axis_starts_from_that_models_defaults():
     [
         ({**BASE, "grid": {"task.q": [1, 2]}}, ["task.q", "unknown field"]),
         ({**BASE, "grid": {"optimizer.lr": []}}, ["optimizer.lr", "empty"]),
+        ({**BASE, "grid": {}}, ["grid", "empty"]),
+        ({**BASE, "random": {"trials": 3}}, ["random", "no axes"]),
         ({**BASE, "grid": {"optimizer.lr": [-1.0]}}, ["optimizer.lr", "greater than 0"]),
         ({**BASE, "seeds": []}, ["seeds", "empty"]),
         ({**BASE, "seeds": 0}, ["seeds", ">= 1"]),
@@ -108,6 +114,7 @@ def test_ray_without_ray_names_the_extra(monkeypatch):
     [
         ('base = "grokking"\n[grid]\n"task.q" = [1]\n', []),
         ('base = "grokking"\n[grid]\n"optimizer.lr" = []\n', []),
+        ('base = "grokking"\n[grid]\n', []),
         ('base = "grokking"\nseeds = 2\n', ["--executor", "serial", "--workers", "2"]),
         ('base = "grokking"\nseeds = 2\n', ["--executor", "pool", "--workers", "0"]),
         ('base = "grokking"\nseeds = 2\n', ["--executor", "vmap", "--address", "x:1"]),

@@ -5,6 +5,8 @@
 - ``diag.gwa_early_stopping`` (Hoelzl et al., #11): under label noise, the epoch of highest
   gradient-weight alignment is within a few epochs of the epoch of best held-out accuracy, and
   per-sample GWA separates corrupted from clean labels.
+- ``diag.constrained_margin`` (Mouton et al., #99): on a zoo of models (``genlab.zoo``), the
+  constrained input margin ranks the generalization gap better than the plain input margin.
 
 Both train MLPs on scikit-learn digits (``tasks/digits.py``) with plain SGD.
 """
@@ -12,7 +14,7 @@ Both train MLPs on scikit-learn digits (``tasks/digits.py``) with plain SGD.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import matplotlib
 
@@ -289,5 +291,103 @@ class GWAEarlyStopping(Claim):
         return save(fig, path)
 
 
+# ---- diag.constrained_margin (#99) ------------------------------------------------------------
+
+
+class MarginZooConfig(Params):
+    """A zoo of MLPs on digits (``genlab.zoo``) with the input and constrained margins measured."""
+
+    contender: Literal["constrained", "input"] = Field(
+        "constrained", description="measure set against the input margin ('input': control)"
+    )
+    size: int = Field(16, ge=4)
+    steps: int = Field(600, ge=1)
+    train_size: int = Field(500, ge=10, le=1700)
+    vary: dict[str, list[Any]] = Field(
+        default_factory=lambda: {"width": [32, 128, 512], "depth": [1, 2, 3],
+                                 "weight_decay": [0.0, 0.1], "label_noise": [0.0, 0.2]}
+    )  # fmt: skip
+    max_samples: int = Field(128, ge=1)
+    pca_variance: float = Field(0.9, gt=0, le=1)
+    seed: int = Field(0, ge=0)
+
+
+class ConstrainedMargin(Claim):
+    """Across a zoo, the constrained input margin ranks generalization better than the plain
+    input margin (Mouton, Theunissen & Davel, #99)."""
+
+    id = "diag.constrained_margin"
+    family = "diag"
+    papers = (99,)
+    MIN_GAIN = 0.05  # fixed before running
+    statement = (
+        "On a zoo of MLPs on digits, Kendall's tau between the constrained margin (DeepFool in "
+        "the top principal components of the training data) and the generalization gap is "
+        "negative and at least 0.05 lower than the plain input margin's tau."
+    )
+    Config = MarginZooConfig
+    budgets = {
+        "smoke": {"size": 6, "steps": 150, "train_size": 300, "max_samples": 48,
+                  "vary": {"width": [16, 64, 256], "label_noise": [0.0, 0.3]}},
+        "full": {},
+    }  # fmt: skip
+
+    def zoo(self, cfg: MarginZooConfig) -> list[tuple[dict, RunSpec]]:
+        from genlab.zoo import ZooConfig, zoo_specs
+
+        params = {"measures": ["input", "constrained"], "max_samples": cfg.max_samples,
+                  "pca_variance": cfg.pca_variance}  # fmt: skip
+        return zoo_specs(ZooConfig(
+            size=cfg.size, vary=cfg.vary, probes=["margins"], steps=cfg.steps,
+            train_size=cfg.train_size, seed=cfg.seed, probe_params={"margins": params},
+        ))  # fmt: skip
+
+    def specs(self, cfg: MarginZooConfig) -> list[RunSpec]:
+        return [s for _, s in self.zoo(cfg)]
+
+    def judge(self, cfg: MarginZooConfig, runs: pd.DataFrame, metrics: pd.DataFrame) -> ClaimResult:
+        from genlab.zoo.run import frame
+        from genlab.zoo.score import cmi_score, kendall_tau
+
+        df = frame(self.zoo(cfg), runs, metrics)
+        stat: dict[str, float] = {"models": float(len(df))}
+        for name in ("input", cfg.contender):
+            col = f"{name}_margin"
+            m = df[col].to_numpy(float) if col in df else np.full(len(df), np.nan)
+            g, hps = df["gap"].to_numpy(float) if len(df) else np.array([]), df[list(cfg.vary)]
+            stat[f"tau_{name}"], stat[f"p_{name}"] = kendall_tau(m, g)
+            stat[f"cmi_{name}"] = cmi_score(m, g, hps) if len(df) else np.nan
+        t_in, t_c = stat["tau_input"], stat[f"tau_{cfg.contender}"]
+        if len(df) < 4 or not np.isfinite([t_in, t_c]).all():
+            verdict: Verdict = "inconclusive"
+        elif t_c < 0 and t_c <= t_in - self.MIN_GAIN:
+            verdict = "reproduced"
+        else:
+            verdict = "not reproduced"
+        evidence = (
+            f"On {len(df)} models, tau({cfg.contender} margin, gap) = {t_c:+.3f} vs tau(input "
+            f"margin, gap) = {t_in:+.3f} (needs < 0 and <= input - {self.MIN_GAIN:g}); CMI "
+            f"{stat[f'cmi_{cfg.contender}']:.3f} vs {stat['cmi_input']:.3f}."
+        )
+        cols = ["run_id", *cfg.vary, "gap", "input_margin", f"{cfg.contender}_margin"]
+        return ClaimResult(self.id, verdict, stat, evidence, df[[c for c in cols if c in df]])
+
+    def figure(self, cfg: MarginZooConfig, metrics: pd.DataFrame, path: Path) -> Path | None:
+        from genlab.zoo.run import frame
+
+        runs = pd.DataFrame({"run_id": metrics["run_id"].unique(), "status": "done"})
+        df = frame(self.zoo(cfg), runs, metrics)
+        names = [c for c in ("input_margin", f"{cfg.contender}_margin") if c in df]
+        if df.empty or not names:
+            return None
+        fig, axes = plt.subplots(1, len(names), figsize=(4.5 * len(names), 3.6), squeeze=False)
+        for ax, name in zip(axes[0], names, strict=True):
+            ax.scatter(df[name], df["gap"], s=18)
+            ax.set(xlabel=name, ylabel="gap (train - test accuracy)")
+        fig.suptitle(self.id)
+        return save(fig, path)
+
+
 register(CoherenceRealVsRandom())
 register(GWAEarlyStopping())
+register(ConstrainedMargin())

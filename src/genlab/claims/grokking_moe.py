@@ -53,7 +53,7 @@ class MoEPathways(Claim):
         "accuracy over the evaluations from train fit on. A seed that does not grok fails."
     )
     Config = MoEConfig
-    budgets = {"smoke": {"seeds": 1, "steps": 1500}, "full": {}}
+    budgets = {"smoke": {"seeds": 1, "steps": 2000}, "full": {}}
     MAX_RHO, LEVEL = -0.5, 0.9
 
     def specs(self, cfg: MoEConfig) -> list[RunSpec]:

@@ -27,12 +27,12 @@ class SemiConfig(Params):
     """Training fractions near the critical size, trained from scratch."""
 
     p: int = Field(23, ge=5, le=200)
-    fractions: list[float] = Field([0.3, 0.35, 0.4, 0.45], min_length=1)
+    fractions: list[float] = Field([0.35, 0.4, 0.45], min_length=1)
     width: int = Field(128, ge=1)
     embed_dim: int = Field(16, ge=1)
     lr: float = Field(1e-2, gt=0)
     weight_decay: float = Field(1.0, ge=0)
-    steps: int = Field(4000, ge=10)
+    steps: int = Field(6000, ge=10)
     seeds: int = Field(3, ge=1)
 
 
@@ -49,7 +49,7 @@ class SemiGrokking(Claim):
         "No such fraction: not reproduced."
     )
     Config = SemiConfig
-    budgets = {"smoke": {"fractions": [0.35, 0.4], "seeds": 1, "steps": 3000}, "full": {}}
+    budgets = {"smoke": {"fractions": [0.4, 0.45], "seeds": 1, "steps": 3000}, "full": {}}
     LOW, HIGH, MIN_DELAY, MAX_DRIFT = 0.2, 0.9, 3.0, 0.05
 
     def specs(self, cfg: SemiConfig) -> list[RunSpec]:

@@ -44,6 +44,7 @@ class SoftmaxCollapseConfig(Params):
     width: int = Field(200, ge=1)
     embed_dim: int = Field(64, ge=1)
     lr: float = Field(3e-3, gt=0)
+    warmup_steps: int = Field(10, ge=0, description="linear lr warm-up, as the grokking preset")
     weight_decay: float = Field(1.0, gt=0, description="of the AdamW reference arm only")
     steps: int = Field(3000, ge=1)
     seeds: int = Field(3, ge=1)
@@ -67,6 +68,7 @@ def arm_spec(cfg: SoftmaxCollapseConfig, arm: str, seed: int) -> RunSpec:
                 "name": "adamw",
                 "lr": cfg.lr,
                 "weight_decay": cfg.weight_decay if a["wd"] else 0.0,
+                "warmup_steps": cfg.warmup_steps,
             },
             "steps": cfg.steps,
             "dtype": a["dtype"],
@@ -196,8 +198,9 @@ class SoftmaxCollapse(Claim):
             wide = curves(metrics, split, metric)
             for i, a in enumerate(cfg.arms):
                 cols = [c for c in wide.columns if arm_of.get(c) == a]
-                if metric == "softmax_collapse" and ARMS[a]["loss"] != "softmax":
-                    continue  # collapse of the float32 softmax is moot for a StableMax head
+                moot = ARMS[a]["loss"] != "softmax" or ARMS[a]["dtype"] != "float32"
+                if metric == "softmax_collapse" and moot:
+                    continue  # the float32-softmax collapse only matters for float32 softmax arms
                 if cols:
                     ax.plot(wide.index, wide[cols].median(axis=1), color=f"C{i}", label=a)
             ax.set(xscale="log", xlabel="step", ylabel=label)

@@ -83,16 +83,18 @@ def plot_length_curves(
 ) -> Path:
     """One panel per ``panel`` value, one line per ``line`` value: ``metric`` against length."""
     panels = list(dict.fromkeys(curves["panel"]))
+    color = {line: f"C{i}" for i, line in enumerate(dict.fromkeys(curves["line"]))}
     fig, axes = plt.subplots(1, len(panels), figsize=(3.2 * len(panels), 3.2), squeeze=False)
     for ax, panel in zip(axes[0], panels, strict=True):
         d = curves[curves["panel"] == panel]
-        for i, (line, g) in enumerate(d.groupby("line", sort=False)):
+        for line, g in d.groupby("line", sort=False):
             g = g.groupby("length")[metric].mean()
-            ax.plot(g.index, g.values, "o-", color=f"C{i}", label=str(line), ms=3)
+            ax.plot(g.index, g.values, "o-", color=color[line], label=str(line), ms=3)
         ax.axvline(train_length + 0.5, color="grey", lw=0.8, ls="--")
         ax.set(title=str(panel), xlabel="test length", ylim=(-0.02, 1.02))
     axes[0][0].set_ylabel(f"{metric} (mean over seeds)")
-    axes[0][-1].legend(fontsize=7, frameon=False)
+    handles = [plt.Line2D([], [], color=c, marker="o", ms=3) for c in color.values()]
+    axes[0][-1].legend(handles, [str(k) for k in color], fontsize=7, frameon=False)
     fig.suptitle(title, fontsize=9)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -208,8 +210,8 @@ class Chomsky(Claim):
     PASS, FAIL = 0.8, 0.5
     budgets = {
         "smoke": {"tasks": ["parity_check", "reverse_string"], "archs": ["lstm", "stack_rnn"],
-                  "train_length": 6, "test_max": 12, "n_test_lengths": 2, "n_train": 500,
-                  "n_test": 50, "hidden": 32, "steps": 150},
+                  "train_length": 5, "test_max": 10, "n_test_lengths": 2, "n_train": 300,
+                  "n_test": 30, "hidden": 32, "steps": 120},
         "full": {},
     }  # fmt: skip
 

@@ -31,8 +31,14 @@ def run_claim(
     budget: Budget = "smoke",
     overrides: dict[str, Any] | None = None,
     progress: bool = True,
-    execute: Executor = serial,
+    execute: Executor | str = serial,
 ) -> ClaimResult:
+    """Train the claim's specs with ``execute`` (a function, or an executor name of
+    ``genlab.sweep.make_executor``: ``serial``, ``pool``, ``vmap``, ``ray``), then judge."""
+    if isinstance(execute, str):
+        from genlab.sweep import make_executor
+
+        execute = make_executor(execute)
     cfg = claim.config(budget, overrides)
     specs = claim.specs(cfg)
     execute(specs, store, progress)

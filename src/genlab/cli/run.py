@@ -23,8 +23,26 @@ def _plot(store: Store, run_id: str, path: Path | None = None) -> Path:
     return path
 
 
+def worst_environments(final: dict[str, float], metric: str = "accuracy") -> list[str]:
+    """Per role with two or more environments: the mean and the worst one, e.g.
+    ``test accuracy: mean 0.512, worst 0.104 (test/-90%)``."""
+    by_role: dict[str, dict[str, float]] = {}
+    for key, value in final.items():
+        split, _, m = key.rpartition(":")
+        if m == metric and "/" in split:
+            by_role.setdefault(split.split("/")[0], {})[split] = value
+    lines = []
+    for role, envs in by_role.items():
+        if len(envs) >= 2:
+            worst = min(envs, key=envs.__getitem__)
+            mean = sum(envs.values()) / len(envs)
+            lines.append(f"{role} {metric}: mean {mean:.3f}, worst {envs[worst]:.3f} ({worst})")
+    return lines
+
+
 def _final_table(final: dict[str, float], title: str) -> Table:
-    table = Table(title=title, show_header=True, header_style="bold")
+    caption = "\n".join(worst_environments(final)) or None
+    table = Table(title=title, caption=caption, show_header=True, header_style="bold")
     table.add_column("split")
     table.add_column("metric")
     table.add_column("value", justify="right")

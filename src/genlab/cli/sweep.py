@@ -24,7 +24,9 @@ def sweep(
     address: Annotated[
         str | None, typer.Option("--address", help="Ray cluster address (ray executor)")
     ] = None,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="list the runs, train nothing")] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="list the runs, train nothing")
+    ] = False,
     store: StoreOpt = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bars")] = False,
     json_: JsonOpt = False,

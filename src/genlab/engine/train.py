@@ -78,6 +78,7 @@ def prepare(spec: RunSpec) -> Prepared:
         method = meth.obj(meth.params.model_validate(spec.method.params), data.info)
     except ValueError as exc:
         raise SpecError(f"model/method: {exc}") from None
+    method.grad_clip = spec.optimizer.grad_clip
     model = method.wrap(model)
     optimizer = build_optimizer(model, spec.optimizer)
     probes = []

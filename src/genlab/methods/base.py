@@ -18,7 +18,13 @@ Batch = tuple[Tensor, Tensor]
 
 
 class Method:
-    """Base class. Subclasses override ``loss`` (most), ``step`` (SAM-like) or ``wrap`` (layers)."""
+    """Base class. Subclasses override ``loss`` (most), ``step`` (SAM-like) or ``wrap`` (layers).
+
+    ``grad_clip`` (set by the engine from ``optimizer.grad_clip``) caps the global gradient norm
+    before each update; a method that overrides ``step`` calls ``self.clip(model)`` likewise.
+    """
+
+    grad_clip: float | None = None
 
     def __init__(self, params: Params, info: TaskInfo) -> None:
         self.params = params
@@ -38,5 +44,11 @@ class Method:
         optimizer.zero_grad(set_to_none=True)
         loss, logs = self.loss(model, batches)
         loss.backward()
+        self.clip(model)
         optimizer.step()
         return {"loss": loss.item(), **logs}
+
+    def clip(self, model: nn.Module) -> None:
+        """Clip the global gradient norm to ``grad_clip`` (no-op when unset)."""
+        if self.grad_clip is not None:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), self.grad_clip)

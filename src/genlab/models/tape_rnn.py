@@ -5,7 +5,9 @@ weights over five actions: WRITE-STAY, WRITE-LEFT, WRITE-RIGHT (write ``tanh(W h
 then move), JUMP-LEFT and JUMP-RIGHT (move by the input length ``L``, no write). The tape is kept
 with the head at cell 0 and moved by rolling it; the new tape is the action-weighted mix. ``L`` is
 the number of input tokens (tokens ``>= first_symbol``) of each sequence, so jumps are per-sample
-gathers, batched; the only Python loop is over time steps. The tape has ``T + 1`` cells.
+gathers, batched; the only Python loop is over time steps. The tape has ``T + 1`` cells. The
+read-out sees the controller state and the cell under the head after the step's action (our
+choice: with the ``±1``/``±L`` moves it lets a pass over the tape answer in the step it jumps).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ class TapeRNN(RecurrentBase):
     """Controller + differentiable tape with jumps; see the module docstring."""
 
     def __init__(self, p: TapeRNNParams, info: TaskInfo) -> None:
-        super().__init__(p, info, p.hidden)
+        super().__init__(p, info, p.hidden + p.stack_dim)
         self.ctrl = Controller(p.embed_dim + p.stack_dim, p.hidden, p.controller)
         self.actions = nn.Linear(p.hidden, 5)
         self.write_value = nn.Linear(p.hidden, p.stack_dim)
@@ -63,6 +65,7 @@ class TapeRNN(RecurrentBase):
                 + a[:, 3] * _shift(tape, -length)
                 + a[:, 4] * _shift(tape, length * one)
             )
+            out[-1] = torch.cat([h, tape[:, 0]], dim=1)  # read-out also sees the new head cell
         return torch.stack(out, dim=1)
 
 

@@ -86,8 +86,8 @@ def per_sample_grads_dict(
     model: nn.Module, x: Tensor, y: Tensor
 ) -> tuple[dict[str, Tensor], Tensor]:
     """Per-sample gradients ``{name: (N, *shape)}`` of every trainable parameter and the mean
-    loss, in the model's current mode (a training step keeps dropout on: randomness is shared
-    across the batch under ``vmap``, with ``randomness="different"``)."""
+    loss. Dropout with ``p > 0`` stays on in training mode (drawn per sample); other layers run
+    in eval mode (so batch norm uses its running statistics)."""
     from torch.func import functional_call, grad_and_value, vmap
 
     params = {k: v.detach() for k, v in model.named_parameters() if v.requires_grad}
@@ -98,38 +98,48 @@ def per_sample_grads_dict(
             functional_call(model, (p, buffers), (xi.unsqueeze(0),)), yi.unsqueeze(0)
         )
 
+    # random layers under vmap are slow: switch them off when they do nothing (dropout p = 0)
+    random_on = model.training and any(
+        isinstance(m, nn.modules.dropout._DropoutNd) and m.p > 0 for m in model.modules()
+    )
+    was_training = model.training
+    model.train(random_on)
+    fn = vmap(grad_and_value(loss_one), in_dims=(None, 0, 0), randomness="different")
     try:
-        g, losses = vmap(grad_and_value(loss_one), in_dims=(None, 0, 0), randomness="different")(
-            params, x, y
-        )
+        g, losses = fn(params, x, y)
     except (RuntimeError, NotImplementedError) as exc:
         raise SpecError(
             f"{type(model).__name__} cannot give per-sample gradients through torch.func "
             f"(vmap(grad)): {str(exc).splitlines()[0]}"
         ) from None
+    finally:
+        model.train(was_training)
     return g, losses.mean()
 
 
-def per_sample_grads(model: nn.Module, x: Tensor, y: Tensor, chunk: int = 256) -> Tensor:
-    """``(N, P)`` flattened per-sample gradients of the cross-entropy w.r.t. every trainable
-    parameter, by ``torch.func.vmap(grad)`` in eval mode (dropout off, batch-norm stats fixed)."""
+def _per_sample_fn(model: nn.Module):
+    """``vmap(grad(loss of one sample))`` over the model's trainable parameters."""
     from torch.func import functional_call, grad, vmap
 
-    params = {k: v.detach() for k, v in model.named_parameters() if v.requires_grad}
     buffers = {k: v.detach() for k, v in model.named_buffers()}
 
     def loss_one(p: dict[str, Tensor], xi: Tensor, yi: Tensor) -> Tensor:
         out = functional_call(model, (p, buffers), (xi.unsqueeze(0),))
         return cross_entropy(out, yi.unsqueeze(0))
 
-    g_fn = vmap(grad(loss_one), in_dims=(None, 0, 0))
+    return vmap(grad(loss_one), in_dims=(None, 0, 0))
+
+
+def _chunks(model: nn.Module, x: Tensor, y: Tensor, chunk: int):
+    """Per-sample gradient dicts of ``chunk`` samples at a time, in eval mode; a model that
+    torch.func cannot trace raises ``SpecError``."""
+    params = {k: v.detach() for k, v in model.named_parameters() if v.requires_grad}
+    fn = _per_sample_fn(model)
     was_training = model.training
     model.eval()
-    rows = []
     try:
         for i in range(0, len(x), chunk):
-            g = g_fn(params, x[i : i + chunk], y[i : i + chunk])
-            rows.append(torch.cat([t.reshape(t.shape[0], -1) for t in g.values()], dim=1))
+            yield fn(params, x[i : i + chunk], y[i : i + chunk])
     except (RuntimeError, NotImplementedError) as exc:
         raise SpecError(
             f"{type(model).__name__} cannot give per-sample gradients through torch.func "
@@ -137,4 +147,73 @@ def per_sample_grads(model: nn.Module, x: Tensor, y: Tensor, chunk: int = 256) -
         ) from None
     finally:
         model.train(was_training)
+
+
+def per_sample_grads(model: nn.Module, x: Tensor, y: Tensor, chunk: int = 256) -> Tensor:
+    """``(N, P)`` flattened per-sample gradients of the cross-entropy w.r.t. every trainable
+    parameter, by ``torch.func.vmap(grad)`` in eval mode (dropout off, batch-norm stats fixed)."""
+    rows = [
+        torch.cat([t.reshape(t.shape[0], -1) for t in g.values()], dim=1)
+        for g in _chunks(model, x, y, chunk)
+    ]
     return torch.cat(rows)
+
+
+def per_sample_sums(
+    model: nn.Module, x: Tensor, y: Tensor, chunk: int = 64
+) -> tuple[Tensor, Tensor]:
+    """``(sum_i g_i, ‖g_i‖² per sample)`` without holding all per-sample gradients at once
+    (float64 accumulation); what gradient coherence needs."""
+    total: Tensor | None = None
+    norms = []
+    for g in _chunks(model, x, y, chunk):
+        flat = [t.reshape(t.shape[0], -1) for t in g.values()]
+        s = torch.cat([f.sum(0) for f in flat]).double()
+        total = s if total is None else total + s
+        norms.append(sum(f.double().pow(2).sum(1) for f in flat))
+    assert total is not None
+    return total, torch.cat(norms)
+
+
+def linear_sums(model: nn.Module, x: Tensor, y: Tensor) -> tuple[Tensor, Tensor] | None:
+    """``per_sample_sums`` in one forward and one backward, for models whose trainable
+    parameters all sit in ``nn.Linear`` layers applied once to ``(N, D)`` inputs (MLPs): the
+    per-sample gradient of a linear layer is ``δ_i a_iᵀ``, so ``‖g_i‖² = Σ ‖δ_i‖² (‖a_i‖² + 1)``
+    (Goodfellow's trick). ``None`` when the model is not of that form (use ``per_sample_sums``)."""
+    linears = [m for m in model.modules() if isinstance(m, nn.Linear)]
+    trainable = {id(p) for p in model.parameters() if p.requires_grad}
+    in_linear = {id(p) for m in linears for p in m.parameters() if p.requires_grad}
+    if not linears or trainable != in_linear:
+        return None
+    acts: dict[int, list[Tensor]] = {id(m): [] for m in linears}
+    outs: dict[int, list[Tensor]] = {id(m): [] for m in linears}
+
+    def hook(mod: nn.Module, inp: tuple[Tensor, ...], out: Tensor) -> None:
+        acts[id(mod)].append(inp[0].detach())
+        outs[id(mod)].append(out)
+
+    handles = [m.register_forward_hook(hook) for m in linears]
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.enable_grad():
+            logits = model(x)
+            if any(len(v) != 1 or v[0].dim() != 2 for v in acts.values()):
+                return None  # a layer applied twice, or to sequences: the trick does not hold
+            params = [p for p in model.parameters() if p.requires_grad]
+            loss = cross_entropy(logits, y, reduction="sum")
+            outputs = [outs[id(m)][0] for m in linears]
+            grads = torch.autograd.grad(loss, params + outputs)
+    finally:
+        for h in handles:
+            h.remove()
+        model.train(was_training)
+    total = torch.cat([g.reshape(-1) for g in grads[: len(params)]]).double()
+    norms = torch.zeros(len(x), dtype=torch.float64)
+    for m, delta in zip(linears, grads[len(params) :], strict=True):
+        a_sq = acts[id(m)][0].double().pow(2).sum(1)
+        d_sq = delta.double().pow(2).sum(1)
+        w_part = d_sq * a_sq if m.weight.requires_grad else 0.0
+        b_part = d_sq if m.bias is not None and m.bias.requires_grad else 0.0
+        norms = norms + w_part + b_part
+    return total, norms

@@ -5,14 +5,16 @@ samples pull the same way and about ``1/n`` when their gradients are orthogonal;
 coherent gradients early in training, random labels do not.
 
 Modes: ``last_layer`` (default) uses the classifier head's gradients in closed form,
-``g_i = (e_i h_iᵀ, e_i)``, from one forward pass; ``full`` takes every parameter's per-sample
-gradient with ``torch.func.vmap(grad)`` (exit code 2 for models it cannot trace).
+``g_i = (e_i h_iᵀ, e_i)``, from one forward pass; ``full`` uses every parameter: for MLPs (all
+parameters in linear layers) in one forward and backward with Goodfellow's per-sample norm trick,
+otherwise with ``torch.func.vmap(grad)`` (exit code 2 for models it cannot trace).
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
+import numpy as np
 import torch
 from pydantic import Field
 from torch import Tensor, nn
@@ -22,7 +24,8 @@ from genlab.probes._grads import (
     ctx_head_features,
     head_features,
     head_grad_sqnorm,
-    per_sample_grads,
+    linear_sums,
+    per_sample_sums,
     softmax_error,
     subsample,
 )
@@ -80,7 +83,9 @@ def coherence(model: nn.Module, ctx: EvalContext, params: CoherenceParams) -> Pr
             h, logits, head = ctx_head_features(ctx, name)
             value = coherence_from_features(h[idx], logits[idx], head, y)
         else:
-            value = coherence_of(per_sample_grads(model, x, y))
+            total, norms = linear_sums(model, x, y) or per_sample_sums(model, x, y)
+            mean_norm = norms.mean()
+            value = float((total / len(x)).pow(2).sum() / mean_norm) if mean_norm > 0 else np.nan
         if value == value:
             out[(name, "coherence")] = value
     return out

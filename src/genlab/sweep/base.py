@@ -19,13 +19,14 @@ class Outcome:
     error: str | None = None
 
 
+FINISHED = ("done", "diverged")  # final results: a sweep never trains these again
 Executor = Callable[[Sequence[RunSpec], Store, bool], list[Outcome]]
 
 
 def pending(specs: Sequence[RunSpec], store: Store) -> tuple[list[RunSpec], list[Outcome]]:
     """Split specs into those to train and the outcomes of those that need nothing.
 
-    Finished ids are skipped; ids left ``running`` by a dead process count as pending (the engine
+    Finished ids (``done``, ``diverged``) are skipped; ids left ``running`` by a dead process count as pending (the engine
     resumes them from their checkpoint); ids a live process is training are ``busy``.
     """
     todo: list[RunSpec] = []
@@ -37,8 +38,8 @@ def pending(specs: Sequence[RunSpec], store: Store) -> tuple[list[RunSpec], list
             continue
         seen.add(rid)
         status = store.status(rid)
-        if status == "done":
-            done.append(Outcome(rid, "skipped"))
+        if status in FINISHED:
+            done.append(Outcome(rid, "skipped", None if status == "done" else status))
         elif store.is_live(rid):
             done.append(Outcome(rid, "busy", "being trained by another live process"))
         else:

@@ -109,8 +109,9 @@ class SweepSpec(BaseModel):
     base: str | dict[str, Any] = Field(description="preset name, spec file, or an inline spec")
     set: list[str] = Field(default_factory=list, description="key.path=value overrides of base")
     unset: list[str] = Field(
-        default_factory=list, description="keys removed from base, back to their defaults "
-        "(TOML has no null: unset = ['batch_size'] means full batch)"
+        default_factory=list,
+        description="keys removed from base, back to their defaults "
+        "(TOML has no null: unset = ['batch_size'] means full batch)",
     )
     seeds: list[int] = Field(default_factory=lambda: [0])
     data_seeds: list[int] | None = Field(
@@ -143,9 +144,18 @@ class SweepSpec(BaseModel):
     @field_validator("grid")
     @classmethod
     def _grid(cls, v: dict[str, list[Any]]) -> dict[str, list[Any]]:
+        if not v:
+            raise ValueError("[grid] is empty; give at least one axis or leave the table out")
         for axis, values in v.items():
             if not values:
                 raise ValueError(f"axis {axis!r} is empty; give at least one value")
+        return v
+
+    @field_validator("random")
+    @classmethod
+    def _random(cls, v: dict[str, Distribution]) -> dict[str, Distribution]:
+        if not v:
+            raise ValueError("[random] has no axes; give at least one or leave the table out")
         return v
 
     @model_validator(mode="after")
@@ -155,7 +165,9 @@ class SweepSpec(BaseModel):
             raise ValueError(f"axes {sorted(both)} are both in [grid] and [random]; pick one")
         for axis in [*self.grid, *self.random]:
             if axis.split(".")[0] in RESERVED:
-                raise ValueError(f"axis {axis!r}: use `seeds` / `data_seeds` for seeds, not an axis")
+                raise ValueError(
+                    f"axis {axis!r}: use `seeds` / `data_seeds` for seeds, not an axis"
+                )
         return self
 
     # ---- expansion ---------------------------------------------------------------------------
@@ -260,7 +272,9 @@ def parse_sweep(data: dict[str, Any]) -> SweepSpec:
     try:
         return SweepSpec.model_validate(data)
     except ValidationError as exc:
-        raise SpecError(format_validation_error(exc, SweepSpec).replace("spec", "sweep", 1)) from None
+        raise SpecError(
+            format_validation_error(exc, SweepSpec).replace("spec", "sweep", 1)
+        ) from None
 
 
 def load_sweep(path: str | Path) -> tuple[SweepSpec, Path]:

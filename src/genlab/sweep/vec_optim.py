@@ -47,7 +47,9 @@ class VecOptimizer:
                     g = g + wd_b.to(p.dtype) * p
                 if s.momentum:
                     buf = st.get("momentum_buffer")
-                    st["momentum_buffer"] = g.clone() if buf is None else buf.mul_(s.momentum).add_(g)
+                    st["momentum_buffer"] = (
+                        g.clone() if buf is None else buf.mul_(s.momentum).add_(g)
+                    )
                     g = st["momentum_buffer"]
                 p.sub_(lr_b.to(p.dtype) * g)
             else:

@@ -283,7 +283,9 @@ def _train(group: _Group, store: Store, states: list, firsts: list, rngs: list,
     with RunProgress(title, spec0.steps, start, progress) as bar, warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*lr_scheduler.step.*")
         for step in range(start + 1, spec0.steps + 1):
-            lr = torch.tensor([p.optimizer.param_groups[0]["lr"] for p in preps], dtype=torch.float64)
+            lr = torch.tensor(
+                [p.optimizer.param_groups[0]["lr"] for p in preps], dtype=torch.float64
+            )
             grads, losses = group.grad_fn(group.params, group.consts, group.batches())
             for n in group.unused:
                 grads.pop(n, None)

@@ -5,9 +5,10 @@ Inputs are token sequences; the model writes its answer at scored positions (``T
 ``sequence`` for every task so that padding never leaks into the answer):
 
 - classification tasks (parity, even pairs, modular arithmetic, ...) score the last input token;
-- transduction tasks (reverse, duplicate, binary addition, ...) append one ``BLANK`` token per
-  output symbol after the input and score the output there, as Delétang et al. feed empty
-  tokens while the network writes its output (no teacher forcing).
+- transduction tasks (reverse, duplicate, binary addition, ...) append ``BLANK`` tokens after the
+  input, one unscored step and then one per output symbol, scored there, as Delétang et al. feed
+  empty tokens while the network writes its output (no teacher forcing). The unscored step gives
+  a memory-augmented model one action (e.g. a jump back along its tape) before it must answer.
 
 Training lengths are drawn uniformly from the task's lengths in ``[1, train_length]``; there is one
 test split per length (``test/len_057``, meta ``{"length": 57}``) on a grid of ``n_test_lengths``
@@ -96,7 +97,7 @@ def encode(spec: FormalTask, inp: list[int], out: list[int]) -> tuple[list[int],
     x = [t + FIRST_SYMBOL for t in inp]
     if spec.kind == "classification":
         return x, [IGNORE] * (len(x) - 1) + out
-    return x + [BLANK] * len(out), [IGNORE] * len(x) + out
+    return x + [BLANK] * (len(out) + 1), [IGNORE] * (len(x) + 1) + out
 
 
 def make_split(

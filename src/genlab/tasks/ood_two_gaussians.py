@@ -16,7 +16,6 @@ import math
 import numpy as np
 import torch
 from pydantic import Field
-from scipy.stats import norm
 
 from genlab.registry import Params
 from genlab.tasks import TASKS
@@ -40,6 +39,8 @@ def fld_target_error(
     """Target error of the FLD over ``draws`` Monte Carlo draws of ``n`` target + ``m`` OOD samples
     (half per class). ``alpha=None`` pools the samples (plain ERM); else the class means are
     ``(1 - alpha) * target + alpha * OOD`` (the weighted objective; ignored when m = 0)."""
+    from scipy.stats import norm  # lazy: scipy.stats is slow to import for every task lookup
+
     mu, nu = means(d, separation, theta_deg)
     half_n, half_m = max(n // 2, 1), max(m // 2, 1)
 

@@ -43,6 +43,9 @@ class ZooConfig(Params):
         description=f"hyperparameter -> values; allowed keys: {', '.join(HYPERPARAMS)}",
     )
     probes: list[str] = Field(default_factory=lambda: list(DEFAULT_PROBES), min_length=1)
+    probe_params: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="probe name -> params (defaults otherwise)"
+    )
     steps: int = Field(1000, ge=1, description="optimiser steps per model")
     train_size: int = Field(500, ge=10, le=1700, description="digits training examples")
     seed: int = Field(0, ge=0, description="draws the zoo from the grid; also each run's seed")
@@ -85,7 +88,11 @@ def grid(cfg: ZooConfig) -> list[dict[str, Any]]:
 def spec_for(h: dict[str, Any], cfg: ZooConfig) -> RunSpec:
     """One model of the zoo as a validated ``RunSpec`` (unknown probe names: exit code 2)."""
     probes = [{"name": "accuracy"}, {"name": "loss"}]
-    probes += [{"name": p} for p in cfg.probes if p not in ("accuracy", "loss")]
+    probes += [
+        {"name": p, "params": cfg.probe_params.get(p, {})}
+        for p in cfg.probes
+        if p not in ("accuracy", "loss")
+    ]
     batch = (
         None if h["batch_size"] is None or h["batch_size"] >= cfg.train_size else h["batch_size"]
     )

@@ -74,9 +74,15 @@ def config_id(cfg: ZooConfig) -> str:
 def collect(store: Store, models: list[tuple[dict, RunSpec]]) -> pd.DataFrame:
     """One row per finished model: run id, hyperparameters, train/test accuracy, gap, measures."""
     ids = [s.run_id for _, s in models]
-    metrics = store.metrics(ids)
-    status = dict(store.runs(where=f"run_id IN ({','.join('?' * len(ids))})", args=tuple(ids))
-                  [["run_id", "status"]].itertuples(index=False))  # fmt: skip
+    runs = store.runs(where=f"run_id IN ({','.join('?' * len(ids))})", args=tuple(ids))
+    return frame(models, runs, store.metrics(ids))
+
+
+def frame(
+    models: list[tuple[dict, RunSpec]], runs: pd.DataFrame, metrics: pd.DataFrame
+) -> pd.DataFrame:
+    """``collect`` from the store's ``runs`` rows and long-format ``metrics`` (as claims get them)."""
+    status = dict(runs[["run_id", "status"]].itertuples(index=False))
     last = metrics.loc[metrics.groupby("run_id")["step"].transform("max") == metrics["step"]]
     rows = []
     for h, spec in models:
@@ -85,10 +91,8 @@ def collect(store: Store, models: list[tuple[dict, RunSpec]]) -> pd.DataFrame:
         d = last[last["run_id"] == spec.run_id]
         vals = {(s, m): v for s, m, v in d[["split", "metric", "value"]].itertuples(index=False)}
         row = {"run_id": spec.run_id, **h}
-        row["train_acc"], row["test_acc"] = (
-            vals.get((TRAIN, "accuracy")),
-            vals.get((TEST, "accuracy")),
-        )
+        row["train_acc"] = vals.get((TRAIN, "accuracy"))
+        row["test_acc"] = vals.get((TEST, "accuracy"))
         row["gap"] = row["train_acc"] - row["test_acc"]
         for (s, m), v in vals.items():
             if (s.startswith("train/") or s == "model") and m not in NOT_MEASURES:

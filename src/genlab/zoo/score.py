@@ -36,8 +36,9 @@ def _entropy(counts: np.ndarray) -> float:
 
 
 def _mi_and_h(vm: np.ndarray, vg: np.ndarray) -> tuple[float, float]:
-    """Plug-in ``I(vm; vg)`` and ``H(vg)`` (nats) of two discrete arrays."""
-    table = pd.crosstab(vm, vg).to_numpy().astype(float)
+    """Plug-in ``I(vm; vg)`` and ``H(vg)`` (nats) of two arrays of signs."""
+    table = np.zeros((3, 3))
+    np.add.at(table, ((vm + 1).astype(int), (vg + 1).astype(int)), 1.0)  # signs in {-1, 0, 1}
     h_g = _entropy(table.sum(0))
     mi = _entropy(table.sum(1)) + h_g - _entropy(table.ravel())
     return max(mi, 0.0), h_g

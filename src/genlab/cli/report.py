@@ -1,0 +1,92 @@
+"""``genlab report SWEEP|RUN...`` and ``genlab claims report``: md, html or latex reports."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from genlab.cli.app import StoreOpt, app, claims_app, err, fail, open_store
+from genlab.errors import GenlabError, SpecError
+from genlab.report.tables import FORMATS
+
+FormatOpt = Annotated[str, typer.Option("--format", "-f", help="md | html | latex")]
+OutOpt = Annotated[
+    Path | None,
+    typer.Option("--out", "-o", help="file to write [default: md/latex to stdout, html to the "
+                 "store's reports/ folder]"),
+]  # fmt: skip
+
+
+def _check_format(fmt: str) -> None:
+    if fmt not in FORMATS:
+        raise SpecError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+
+
+def _emit(rep, fmt: str, out: Path | None, default_name: str, store_root: Path) -> None:
+    ext = {"md": "md", "html": "html", "latex": "tex"}[fmt]
+    if out is None and fmt == "html":
+        out = store_root / "reports" / f"{default_name}.{ext}"
+    base = out.parent if out else store_root / "reports"
+    figs = base / f"{out.stem if out else default_name}_figures"
+    text = rep.render(fmt, figures_dir=figs, relative_to=base if out else None)  # type: ignore[arg-type]
+    if out is None:
+        typer.echo(text, nl=False)
+        return
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text)
+    err.print(f"report: {out}")
+
+
+@app.command()
+def report(
+    refs: Annotated[list[str], typer.Argument(help="a sweep id or name, or run ids (prefixes)")],
+    fmt: FormatOpt = "md",
+    out: OutOpt = None,
+    store: StoreOpt = None,
+) -> None:
+    """Tables with CIs over seeds, worst environments, paired tests, curves and bars."""
+    from genlab.report.sweep_report import build_report
+
+    try:
+        _check_format(fmt)
+        st = open_store(store)
+        sweep = st.sweep(refs[0]) if len(refs) == 1 else None
+        if sweep is not None:
+            ids, title, name = [r["run_id"] for r in sweep["runs"]], f"sweep {sweep['name']}", \
+                sweep["name"]  # fmt: skip
+            ids = [i for i in ids if st.status(i) is not None]
+            if not ids:
+                raise SpecError(f"sweep {sweep['name']!r} has no runs in the store yet")
+        else:
+            try:
+                ids = [st.resolve(r) for r in refs]
+            except GenlabError:
+                raise SpecError(
+                    f"no sweep or run matching {' '.join(refs)!r} in {st.root}"
+                ) from None
+            title, name = f"runs {', '.join(i[:8] for i in ids)}", f"runs-{ids[0][:8]}"
+        rep = build_report(st, ids, title)
+        _emit(rep, fmt, out, name, st.root)
+    except GenlabError as exc:
+        fail(exc)
+
+
+@claims_app.command("report")
+def claims_report(
+    family: Annotated[str | None, typer.Option(help="only this family")] = None,
+    fmt: FormatOpt = "md",
+    out: OutOpt = None,
+    store: StoreOpt = None,
+) -> None:
+    """Every claim with its latest verdict, evidence, figure and the papers it cites."""
+    from genlab.report.claims_report import build_claims_report
+
+    try:
+        _check_format(fmt)
+        st = open_store(store)
+        rep = build_claims_report(st, family)
+        _emit(rep, fmt, out, f"claims-{family or 'all'}", st.root)
+    except GenlabError as exc:
+        fail(exc)

@@ -1,0 +1,52 @@
+"""The claims report: every registered claim with its latest verdict, evidence, evidence figure and
+the papers it cites (by catalogue number and name), read from the store's ``verdicts`` table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from genlab.report.document import Report
+from genlab.store import Store
+
+
+def build_claims_report(store: Store, family: str | None = None) -> Report:
+    from genlab.claims import CLAIMS
+    from genlab.papers import catalogue
+
+    papers = catalogue()
+    entries = [e for e in CLAIMS.entries() if family is None or e.family == family]
+    verdicts = store.verdicts()
+    latest = (verdicts.sort_values("created").groupby("claim_id").tail(1).set_index("claim_id")
+              if not verdicts.empty else pd.DataFrame())  # fmt: skip
+    rep = Report("genlab claims" + (f": {family}" if family else ""))
+    counts: dict[str, int] = {}
+    rows = []
+    for e in entries:
+        claim = e.obj
+        cites = "; ".join(f"#{n} {papers[n].name}" if n in papers else f"#{n}" for n in e.papers)
+        if claim.id in latest.index:
+            v = latest.loc[claim.id]
+            verdict, budget, evidence, figure = (
+                v["verdict"],
+                v["budget"],
+                v["evidence"],
+                v["figure"],
+            )
+        else:
+            verdict, budget, evidence, figure = "not run", "", "", None
+        counts[verdict] = counts.get(verdict, 0) + 1
+        rows.append({"claim": claim.id, "verdict": verdict, "budget": budget, "papers": cites})
+        rep.h(claim.id)
+        rep.p(f"{verdict}" + (f" ({budget} budget)" if budget else "") + f". Papers: {cites}.")
+        rep.p(f"Statement: {claim.statement}")
+        if evidence:
+            rep.p(f"Evidence: {evidence}")
+        if figure and Path(figure).is_file():
+            rep.fig(claim.id.replace(".", "_"), Path(figure).read_bytes(), f"evidence: {claim.id}")
+    summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "no claims"
+    rep.blocks.insert(0, ("table", (pd.DataFrame(rows, columns=["claim", "verdict", "budget",
+                                                                "papers"]), "verdicts")))  # fmt: skip
+    rep.blocks.insert(0, ("p", f"{len(entries)} claims: {summary}."))
+    return rep
