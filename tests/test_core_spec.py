@@ -18,7 +18,7 @@ def test_run_id_is_stable_and_fills_defaults(tiny_spec):
     assert tiny_spec.task.params["train_fraction"] == 0.5  # defaults are part of the spec
 
 
-@pytest.mark.parametrize("override", ["seed=1", "data_seed=1", "task.p=13", "optimizer.lr=0.002"])
+@pytest.mark.parametrize("override", ["seed=1", "data_seed=1", "task.p=13", "optimizer.lr=0.005"])
 def test_any_change_changes_the_run_id(tiny_spec, override):
     assert load_run_spec("grokking", [*TINY, override]).run_id != tiny_spec.run_id
 

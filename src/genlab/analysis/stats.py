@@ -6,7 +6,6 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import stats
 
 
 def mean_ci(values: Sequence[float], confidence: float = 0.95) -> dict[str, float]:
@@ -21,6 +20,8 @@ def mean_ci(values: Sequence[float], confidence: float = 0.95) -> dict[str, floa
     mean = float(v.mean())
     if n < 2:
         return {"mean": mean, "std": math.nan, "ci_lo": math.nan, "ci_hi": math.nan, "n": 1}
+    from scipy import stats  # lazy: scipy.stats takes seconds to import
+
     std = float(v.std(ddof=1))
     half = float(stats.t.ppf(0.5 + confidence / 2, n - 1)) * std / math.sqrt(n)
     return {"mean": mean, "std": std, "ci_lo": mean - half, "ci_hi": mean + half, "n": n}

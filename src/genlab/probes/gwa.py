@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import torch
 from pydantic import Field
-from sklearn.metrics import roc_auc_score
 from torch import Tensor, nn
 
 from genlab.probes import PROBES
@@ -66,6 +65,8 @@ def gwa_score(cos: Tensor) -> float:
 
 def noise_auroc(cos: Tensor, noisy: Tensor) -> float:
     """AUROC of ``-cos`` for telling corrupted labels from clean ones (0.5: no separation)."""
+    from sklearn.metrics import roc_auc_score  # lazy: importing it costs seconds
+
     noisy = noisy.bool()
     if noisy.all() or not noisy.any():
         return float("nan")

@@ -1,0 +1,250 @@
+"""Complexity of the function a network computes: the measures of "Neural Redshift" (Teney et al.,
+CVPR 2024, catalogue #85).
+
+A network is evaluated on a 2-D grid of inputs and its output map is scored by
+
+- ``fourier_complexity``: the mean radial frequency of the map's 2-D Fourier transform (mean
+  removed), weighted by power, as a fraction of the highest frequency on the grid: 0 for a
+  constant map, about 0.55 for i.i.d. noise. Deviation from the paper (which weights by
+  amplitude): the map is Hann-windowed and weighted by power, because grid maps are not periodic
+  and the FFT's edge leakage otherwise puts every smooth map near 0.25 (measured: ReLU 0.26 vs
+  tanh at weight scale 4 0.29 unwindowed; 0.05 vs 0.10 windowed).
+- ``lz_complexity``: the Lempel-Ziv (LZ76, Kaspar & Schuster) phrase count of the map thresholded
+  at its median and read row by row, divided by ``n / log2 n``, the phrase count of random bits
+  (compressibility: ~1 for noise, near 0 for a map with a few large regions).
+
+Two entry points:
+
+- ``sample_complexity(arch, ...)``: the distribution of both measures over random initialisations
+  of one architecture choice (``Arch``: activation, depth, width, residual, layer norm, weight
+  scale) on the grid ``[-1, 1]^2`` (the paper's protocol, scalar output).
+- the ``function_complexity`` probe: the same measures for the model being trained, on the plane
+  through three training inputs (the grid spans ``[-0.5, 1.5]`` in plane coordinates, so the
+  three points sit inside it); each output logit (centred) is one map, the reported values are
+  averages over logits. Metrics under the ``model`` split, so the zoo can rank them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import torch
+from pydantic import Field
+from torch import Tensor, nn
+
+from genlab.errors import SpecError
+from genlab.probes import PROBES
+from genlab.probes.base import EvalContext, ProbeResult
+from genlab.registry import Params
+
+Activation = Literal["relu", "tanh", "gelu", "sin", "square"]
+
+
+def lz76(seq: np.ndarray) -> int:
+    """Number of phrases of the Lempel-Ziv (1976) parsing of a sequence of symbols, by the
+    Kaspar & Schuster algorithm (any alphabet)."""
+    s = list(np.asarray(seq).ravel())
+    n = len(s)
+    if n < 2:
+        return n
+    c, i, k, k_max, j = 1, 0, 1, 1, 1
+    while True:
+        if s[i + k - 1] == s[j + k - 1]:
+            k += 1
+            if j + k > n:
+                c += 1
+                break
+        else:
+            k_max = max(k, k_max)
+            i += 1
+            if i == j:
+                c += 1
+                j += k_max
+                if j + 1 > n:
+                    break
+                i, k, k_max = 0, 1, 1
+            else:
+                k = 1
+    return c
+
+
+def lz_complexity(values: np.ndarray) -> float:
+    """LZ76 phrase count of ``values`` thresholded at their median (row-major), over
+    ``n / log2 n``."""
+    v = np.asarray(values, dtype=float).ravel()
+    bits = (v > np.median(v)).astype(np.int8)
+    n = len(bits)
+    return lz76(bits) / (n / math.log2(n))
+
+
+def fourier_complexity(grid: np.ndarray) -> float:
+    """Power-weighted mean radial frequency of a 2-D map (mean removed, Hann-windowed), over the
+    grid's largest radial frequency ``sqrt(2) * n / 2``; 0 for a constant map."""
+    g = np.asarray(grid, dtype=float)
+    g = g - g.mean()
+    g = g * np.hanning(g.shape[0])[:, None] * np.hanning(g.shape[1])[None, :]
+    power = np.abs(np.fft.fft2(g)) ** 2
+    fy = np.fft.fftfreq(g.shape[0]) * g.shape[0]
+    fx = np.fft.fftfreq(g.shape[1]) * g.shape[1]
+    radius = np.sqrt(fy[:, None] ** 2 + fx[None, :] ** 2)
+    total = power.sum()
+    if not np.isfinite(total) or total <= 1e-24 * max(1.0, float(np.abs(g).max()) ** 2) * g.size:
+        return 0.0
+    return float((power * radius).sum() / total / (math.sqrt(2) * max(g.shape) / 2))
+
+
+def grid_2d(n: int, lo: float = -1.0, hi: float = 1.0) -> Tensor:
+    """``n * n`` points of ``[lo, hi]^2``, row-major (shape ``(n*n, 2)``)."""
+    t = torch.linspace(lo, hi, n, dtype=torch.float64)
+    u, v = torch.meshgrid(t, t, indexing="ij")
+    return torch.stack([u.ravel(), v.ravel()], 1)
+
+
+# ---- random networks of one architecture (the paper's protocol) -------------------------------
+
+
+class _Sin(nn.Module):
+    def forward(self, x: Tensor) -> Tensor:
+        return torch.sin(x)
+
+
+class _Square(nn.Module):
+    def forward(self, x: Tensor) -> Tensor:
+        return x * x
+
+
+ACTS = {"relu": nn.ReLU, "tanh": nn.Tanh, "gelu": nn.GELU, "sin": _Sin, "square": _Square}
+
+
+@dataclass(frozen=True)
+class Arch:
+    """One architecture choice: ``depth`` hidden blocks of ``width`` units with ``activation``;
+    a block is ``h <- [h +] act(W [LN](h) + b)`` (``+`` when ``residual``, ``LN`` when
+    ``layer_norm``, no affine). Weights and biases ~ N(0, (``scale``)² / fan_in)."""
+
+    activation: Activation = "relu"
+    depth: int = 4
+    width: int = 64
+    residual: bool = False
+    layer_norm: bool = False
+    scale: float = 1.0
+
+    def label(self) -> str:
+        parts = [self.activation, f"d{self.depth}", f"s{self.scale:g}"]
+        parts += ["res"] * self.residual + ["ln"] * self.layer_norm
+        return "-".join(parts)
+
+
+class RandomNet(nn.Module):
+    """The network of an ``Arch`` with input dimension ``d_in`` and one output."""
+
+    def __init__(self, arch: Arch, d_in: int, gen: torch.Generator) -> None:
+        super().__init__()
+        if arch.depth < 1 or arch.width < 1 or arch.scale <= 0:
+            raise ValueError("Arch: depth and width must be >= 1 and scale > 0")
+        if arch.activation not in ACTS:
+            raise ValueError(f"Arch.activation: {arch.activation!r}; allowed: {', '.join(ACTS)}")
+        self.arch = arch
+        self.inp = self._linear(d_in, arch.width, gen)
+        self.blocks = nn.ModuleList(
+            self._linear(arch.width, arch.width, gen) for _ in range(arch.depth - 1)
+        )
+        self.out = self._linear(arch.width, 1, gen)
+        self.act = ACTS[arch.activation]()
+
+    def _linear(self, d_in: int, d_out: int, gen: torch.Generator) -> nn.Linear:
+        lin = nn.Linear(d_in, d_out, dtype=torch.float64)
+        std = self.arch.scale / math.sqrt(d_in)
+        with torch.no_grad():
+            lin.weight.copy_(torch.randn(d_out, d_in, generator=gen, dtype=torch.float64) * std)
+            lin.bias.copy_(torch.randn(d_out, generator=gen, dtype=torch.float64) * std)
+        return lin
+
+    def _norm(self, h: Tensor) -> Tensor:
+        return nn.functional.layer_norm(h, h.shape[-1:]) if self.arch.layer_norm else h
+
+    def forward(self, x: Tensor) -> Tensor:
+        h = self.act(self.inp(x))
+        for blk in self.blocks:
+            z = self.act(blk(self._norm(h)))
+            h = h + z if self.arch.residual else z
+        return self.out(self._norm(h)).squeeze(-1)
+
+
+def sample_complexity(
+    arch: Arch, samples: int, seed: int = 0, grid: int = 32
+) -> dict[str, np.ndarray]:
+    """``fourier`` and ``lz`` complexity of ``samples`` random networks of ``arch`` on a
+    ``grid x grid`` lattice of ``[-1, 1]^2`` (network ``i`` drawn from seed ``(seed, i)``)."""
+    x = grid_2d(grid)
+    four, lz = np.empty(samples), np.empty(samples)
+    for i in range(samples):
+        gen = torch.Generator().manual_seed(1_000_003 * seed + i)
+        with torch.no_grad():
+            y = RandomNet(arch, 2, gen)(x).numpy().reshape(grid, grid)
+        four[i], lz[i] = fourier_complexity(y), lz_complexity(y)
+    return {"fourier": four, "lz": lz}
+
+
+# ---- the probe ---------------------------------------------------------------------------------
+
+
+class ComplexityParams(Params):
+    """Params of ``function_complexity``."""
+
+    grid: int = Field(32, ge=4, le=256, description="grid points per side of the input plane")
+    planes: int = Field(4, ge=1, description="random planes (triples of training inputs)")
+    split: str = Field("train/main", description="split whose inputs span the planes")
+
+
+def plane_inputs(x: Tensor, idx: Tensor, n: int) -> Tensor:
+    """``n * n`` inputs on the plane through ``x[idx[0]], x[idx[1]], x[idx[2]]`` at plane
+    coordinates ``[-0.5, 1.5]^2`` (row-major), shaped like ``x``'s rows."""
+    a, b, c = (x[i].to(torch.float64) for i in idx[:3])
+    uv = grid_2d(n, -0.5, 1.5)
+    flat = a.ravel() + uv[:, :1] * (b - a).ravel() + uv[:, 1:] * (c - a).ravel()
+    return flat.reshape(n * n, *x.shape[1:]).to(x.dtype)
+
+
+def model_complexity(
+    model: nn.Module, x: Tensor, params: ComplexityParams, gen: torch.Generator
+) -> dict[str, float]:
+    """Mean ``fourier_complexity`` and ``lz_complexity`` over planes and output logits."""
+    if not x.is_floating_point():
+        raise SpecError("function_complexity needs real-valued inputs (not token ids)")
+    if len(x) < 3:
+        raise SpecError("function_complexity needs >= 3 inputs to span a plane")
+    four, lz = [], []
+    was_training = model.training
+    model.eval()
+    try:
+        for _ in range(params.planes):
+            idx = torch.randperm(len(x), generator=gen)[:3]
+            with torch.inference_mode():
+                out = model(plane_inputs(x, idx, params.grid)).double()
+            out = out.reshape(params.grid, params.grid, -1).cpu().numpy()
+            for k in range(out.shape[-1]):
+                four.append(fourier_complexity(out[..., k]))
+                lz.append(lz_complexity(out[..., k]))
+    finally:
+        model.train(was_training)
+    return {"fourier_complexity": float(np.mean(four)), "lz_complexity": float(np.mean(lz))}
+
+
+@PROBES.register("function_complexity", ComplexityParams, papers=(85,), family="diag")
+def function_complexity(
+    model: nn.Module, ctx: EvalContext, params: ComplexityParams
+) -> ProbeResult:
+    """Complexity of the function the model computes on planes through training inputs
+    (Teney et al., "Neural Redshift", #85). Metrics (split ``model``): ``fourier_complexity``,
+    ``lz_complexity``. Params: ``grid``, ``planes``, ``split``."""
+    if params.split not in ctx.splits:
+        raise SpecError(
+            f"function_complexity.split: {params.split!r}; allowed: {', '.join(ctx.splits)}"
+        )
+    gen = torch.Generator().manual_seed(ctx.step + 85)
+    x = ctx.splits[params.split].x
+    return {("model", k): v for k, v in model_complexity(model, x, params, gen).items()}
