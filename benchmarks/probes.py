@@ -2,7 +2,9 @@
 
 Targets (issue #7): gwa < 0.1x (closed form on the forward pass already made), coherence on the
 last layer < 0.5x, full per-sample coherence (torch.func vmap(grad)) < 5x. Sharpness and
-margins are reported for information. Prints a table and ends with one line of name=value pairs.
+margins are reported for information, and so are function_complexity (#85, 4 planes of 32x32)
+and the exact-GGN self-influence of the head (#13). Prints a table and ends with one line of
+name=value pairs.
 
     .venv/bin/python benchmarks/probes.py [--width 256] [--batch 256] [--repeats 20]
 """
@@ -20,7 +22,9 @@ from genlab.models import MODELS
 from genlab.probes import EvalContext
 from genlab.probes._grads import head_features
 from genlab.probes.coherence import CoherenceParams, coherence, coherence_from_features
+from genlab.probes.complexity import ComplexityParams, model_complexity
 from genlab.probes.gwa import gwa_from_features, gwa_score
+from genlab.probes.influence import ggn_self_influence
 from genlab.probes.margins import MarginParams, margins_of, principal_basis
 from genlab.probes.sharpness import SharpnessParams, sharpness_measures
 from genlab.tasks import TASKS
@@ -86,6 +90,8 @@ def main() -> None:
             model, x, y, MarginParams(measures=["output", "hidden"]), None
         ),
         "margins_default": lambda: margins_of(model, x, y, MarginParams(max_iter=50), basis),
+        "complexity_default": lambda: model_complexity(model, x, ComplexityParams(), gen),
+        "influence_ggn_head": lambda: ggn_self_influence(model, x, y, scope="head"),
     }
     step = statistics.median(ratio(train_step, train_step, args.repeats)[1] for _ in range(3))
     targets = {"gwa": 0.1, "coherence_last_layer": 0.5, "coherence_full": 5.0}

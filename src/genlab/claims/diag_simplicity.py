@@ -85,21 +85,28 @@ class SimplicityBiasComponents(Claim):
     Config = SimplicityConfig
     budgets = {"smoke": {"samples": 30}, "full": {"samples": 200, "grid": 64}}
 
+    def __init__(self) -> None:
+        self._cache: dict[str, dict[str, np.ndarray]] = {}
+
     def specs(self, cfg: SimplicityConfig) -> list[RunSpec]:
         return []  # random networks at initialisation; nothing to train
 
     def samples(self, cfg: SimplicityConfig) -> dict[str, np.ndarray]:
-        out = {
-            name: sample_complexity(arch, cfg.samples, seed=1000 * cfg.seed + i, grid=cfg.grid)[
-                cfg.measure
-            ]
-            for i, (name, arch) in enumerate(arms(cfg).items())
-        }
-        rng = np.random.default_rng(cfg.seed)
-        noise = rng.standard_normal((cfg.samples, cfg.grid, cfg.grid))
-        score = fourier_complexity if cfg.measure == "fourier" else lz_complexity
-        out["noise"] = np.array([score(n) for n in noise])
-        return out
+        """Complexities per arm and of i.i.d. noise maps (cached per config: judge and figure)."""
+        key = self.config_id(cfg)
+        if key not in self._cache:
+            out = {
+                name: sample_complexity(
+                    arch, cfg.samples, 1000 * cfg.seed + i, cfg.grid, (cfg.measure,)
+                )[cfg.measure]
+                for i, (name, arch) in enumerate(arms(cfg).items())
+            }
+            rng = np.random.default_rng(cfg.seed)
+            noise = rng.standard_normal((cfg.samples, cfg.grid, cfg.grid))
+            score = fourier_complexity if cfg.measure == "fourier" else lz_complexity
+            out["noise"] = np.array([score(n) for n in noise])
+            self._cache = {key: out}
+        return self._cache[key]
 
     def judge(
         self, cfg: SimplicityConfig, runs: pd.DataFrame, metrics: pd.DataFrame

@@ -173,7 +173,8 @@ class IntermediateLayers(Claim):
         evidence = (
             f"{int(won.sum())}/{n} shifts won (gain >= {self.MIN_GAIN}, CI > 0), "
             f"{int(possible.sum())} possible; best intermediate vs penultimate probe accuracy on "
-            f"{cfg.heldout} splits, paired over {cfg.seeds} seeds: " + "; ".join(parts)
+            f"{cfg.heldout} splits, paired over {cfg.seeds} seeds: "
+            + "; ".join(parts)
             + f" ({cfg.steps} steps)."
         )
         return ClaimResult(self.id, verdict, stat, evidence, gains)

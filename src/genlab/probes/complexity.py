@@ -175,18 +175,24 @@ class RandomNet(nn.Module):
 
 
 def sample_complexity(
-    arch: Arch, samples: int, seed: int = 0, grid: int = 32
-) -> dict[str, np.ndarray]:
-    """``fourier`` and ``lz`` complexity of ``samples`` random networks of ``arch`` on a
+    arch: Arch, samples: int, seed: int = 0, grid: int = 32,
+    measures: tuple[str, ...] = ("fourier", "lz"),
+) -> dict[str, np.ndarray]:  # fmt: skip
+    """``measures`` (``fourier``, ``lz``) of ``samples`` random networks of ``arch`` on a
     ``grid x grid`` lattice of ``[-1, 1]^2`` (network ``i`` drawn from seed ``(seed, i)``)."""
+    score = {"fourier": fourier_complexity, "lz": lz_complexity}
+    bad = [m for m in measures if m not in score]
+    if bad:
+        raise ValueError(f"measures: unknown {bad}; allowed: fourier, lz")
     x = grid_2d(grid)
-    four, lz = np.empty(samples), np.empty(samples)
+    out = {m: np.empty(samples) for m in measures}
     for i in range(samples):
         gen = torch.Generator().manual_seed(1_000_003 * seed + i)
         with torch.no_grad():
             y = RandomNet(arch, 2, gen)(x).numpy().reshape(grid, grid)
-        four[i], lz[i] = fourier_complexity(y), lz_complexity(y)
-    return {"fourier": four, "lz": lz}
+        for m in measures:
+            out[m][i] = score[m](y)
+    return out
 
 
 # ---- the probe ---------------------------------------------------------------------------------

@@ -18,8 +18,10 @@ Why not a library: ``kronfluence`` 1.0.1 and ``nngeometry`` 0.4 are on the packa
 ``pip install --dry-run`` of either would replace the venv's torch 2.13 (CPU) with torch 2.14.1
 and the CUDA 13 wheels, so neither installs cleanly here.
 
-``scope``: ``"all"`` trainable parameters (``P`` must be <= ``max_params``) or ``"head"``, the
-last ``nn.Linear`` only (a last-layer influence, cheap for any model that ends in one).
+``scope``: ``"all"`` trainable parameters or ``"head"``, the last ``nn.Linear`` only (a
+last-layer influence; the probe's default, so it runs on any model that ends in one); ``P`` in
+scope must be <= ``max_params``. The damped inverse is applied by Cholesky on the ``P x P`` GGN,
+or through Woodbury's identity on the ``NC x NC`` side when ``N*C < P`` (same result, exact).
 The ``influence`` probe records, per ``train/*`` split, ``self_influence_mean`` and, when the task
 marks corrupted labels (``meta["noisy"]``), ``self_influence_noise_auroc``.
 """
@@ -81,26 +83,42 @@ def logit_jacobians(model: nn.Module, x: Tensor, names: list[str]) -> tuple[Tens
     return torch.cat([jac[k].reshape(n, c, -1) for k in names], dim=2), logits
 
 
-def grads_and_ggn(
+def grads_and_factor(
     model: nn.Module, x: Tensor, y: Tensor, names: list[str]
 ) -> tuple[Tensor, Tensor]:
-    """Per-sample cross-entropy gradients ``(N, P)`` and the Gauss-Newton matrix ``(P, P)`` of the
-    mean cross-entropy over ``(x, y)``, for the parameters ``names``."""
+    """Per-sample cross-entropy gradients ``(N, P)`` and a factor ``U`` ``(N*C, P)`` of the
+    Gauss-Newton matrix of the mean cross-entropy, ``G = Uᵀ U / N`` (``U_i = S_i^{1/2} J_i``,
+    ``S_i = diag p_i - p_i p_iᵀ``), for the parameters ``names``."""
     jac, logits = logit_jacobians(model, x, names)
     p = torch.softmax(logits.double(), dim=1)
     jac = jac.double()
     err = p - nn.functional.one_hot(y, p.shape[1]).double()
     g = torch.einsum("nc,ncp->np", err, jac)
-    h = torch.diag_embed(p) - p[:, :, None] * p[:, None, :]
-    hj = torch.einsum("ncd,ndp->ncp", h, jac)
-    ggn = jac.reshape(-1, jac.shape[2]).T @ hj.reshape(-1, jac.shape[2]) / len(x)
-    return g, ggn
+    evals, evecs = torch.linalg.eigh(torch.diag_embed(p) - p[:, :, None] * p[:, None, :])
+    root = evecs @ torch.diag_embed(evals.clamp_min(0).sqrt()) @ evecs.transpose(1, 2)
+    u = torch.einsum("ncd,ndp->ncp", root, jac).reshape(-1, jac.shape[2])
+    return g, u
 
 
-def _solve(ggn: Tensor, damping: float, rhs: Tensor) -> Tensor:
-    """``(G + λ I)⁻¹ rhs`` by Cholesky (``rhs``: ``(P, K)``)."""
-    a = ggn + damping * torch.eye(len(ggn), dtype=ggn.dtype)
-    return torch.cholesky_solve(rhs, torch.linalg.cholesky(a))
+def grads_and_ggn(
+    model: nn.Module, x: Tensor, y: Tensor, names: list[str]
+) -> tuple[Tensor, Tensor]:
+    """Per-sample gradients ``(N, P)`` and the Gauss-Newton matrix ``(P, P)`` (see above)."""
+    g, u = grads_and_factor(model, x, y, names)
+    return g, u.T @ u / len(x)
+
+
+def damped_inverse(u: Tensor, n: int, damping: float, rhs: Tensor) -> Tensor:
+    """``(Uᵀ U / n + λ I)⁻¹ rhs`` (``rhs``: ``(P, K)``) by Cholesky on the smaller side: the
+    ``P x P`` matrix, or, when ``U`` has fewer rows than columns, Woodbury's identity
+    ``(1/λ) [rhs - Uᵀ (n λ I + U Uᵀ)⁻¹ U rhs]``."""
+    rows, p = u.shape
+    if p <= rows:
+        a = u.T @ u / n + damping * torch.eye(p, dtype=u.dtype)
+        return torch.cholesky_solve(rhs, torch.linalg.cholesky(a))
+    small = u @ u.T + n * damping * torch.eye(rows, dtype=u.dtype)
+    inner = torch.cholesky_solve(u @ rhs, torch.linalg.cholesky(small))
+    return (rhs - u.T @ inner) / damping
 
 
 def _check_size(names: list[str], model: nn.Module, max_params: int) -> None:
@@ -108,33 +126,33 @@ def _check_size(names: list[str], model: nn.Module, max_params: int) -> None:
     n = sum(params[k].numel() for k in names)
     if n > max_params:
         raise SpecError(
-            f"influence: {n} parameters in scope exceed max_params={max_params}; use "
+            f"influence.max_params: {n} parameters in scope exceed max_params={max_params}; use "
             f"scope='head' or raise max_params"
         )
 
 
 def ggn_influence(
     model: nn.Module, x_train: Tensor, y_train: Tensor, x_test: Tensor, y_test: Tensor,
-    damping: float = 1e-3, scope: Scope = "all", max_params: int = 5000,
+    damping: float = 1e-3, scope: Scope = "all", max_params: int = 20000,
 ) -> Tensor:  # fmt: skip
     """``(N_test, N_train)`` influences ``-g_testᵀ (G + λ I)⁻¹ g_j``, ``G`` the GGN of the mean
     training loss; positive: upweighting ``z_j`` raises the test loss (a harmful sample)."""
     names = param_names(model, scope)
     _check_size(names, model, max_params)
-    g_train, ggn = grads_and_ggn(model, x_train, y_train, names)
-    g_test, _ = grads_and_ggn(model, x_test, y_test, names)
-    return -(g_test @ _solve(ggn, damping, g_train.T))
+    g_train, u = grads_and_factor(model, x_train, y_train, names)
+    g_test, _ = grads_and_factor(model, x_test, y_test, names)
+    return -(g_test @ damped_inverse(u, len(x_train), damping, g_train.T))
 
 
 def ggn_self_influence(
     model: nn.Module, x: Tensor, y: Tensor, damping: float = 1e-3, scope: Scope = "all",
-    max_params: int = 5000,
+    max_params: int = 20000,
 ) -> Tensor:  # fmt: skip
     """``(N,)`` self-influences ``g_jᵀ (G + λ I)⁻¹ g_j`` with ``G`` the GGN on ``(x, y)``."""
     names = param_names(model, scope)
     _check_size(names, model, max_params)
-    g, ggn = grads_and_ggn(model, x, y, names)
-    return (g * _solve(ggn, damping, g.T).T).sum(1)
+    g, u = grads_and_factor(model, x, y, names)
+    return (g * damped_inverse(u, len(x), damping, g.T).T).sum(1)
 
 
 def _grads_at(model: nn.Module, state: dict[str, Tensor], x: Tensor, y: Tensor) -> Tensor:
@@ -193,10 +211,12 @@ def auroc(score: Tensor, positive: Tensor) -> float:
 class InfluenceParams(Params):
     """Params of ``influence``."""
 
-    scope: Scope = Field("all", description="'all' trainable parameters or the 'head' only")
+    scope: Scope = Field("head", description="'all' trainable parameters or the 'head' only")
     damping: float = Field(1e-3, gt=0, description="λ added to the GGN")
-    max_samples: int = Field(256, ge=0, description="training samples per split (0: all)")
-    max_params: int = Field(5000, ge=1, description="largest P for the exact P x P GGN")
+    max_samples: int = Field(128, ge=0, description="training samples per split (0: all)")
+    max_params: int = Field(
+        20000, ge=1, description="largest P in scope (memory: N*C*P Jacobian entries)"
+    )
 
 
 @PROBES.register("influence", InfluenceParams, papers=(13,), family="diag")

@@ -93,8 +93,7 @@ def _grid_pool(t: Tensor, grid: int) -> Tensor:
 def _hooked(model: nn.Module, x: Tensor, modules: list[nn.Module], grid: int = 1) -> list[Tensor]:
     out: list[Tensor] = []
     handles = [
-        m.register_forward_hook(lambda _m, _i, o: out.append(_grid_pool(o, grid)))
-        for m in modules
+        m.register_forward_hook(lambda _m, _i, o: out.append(_grid_pool(o, grid))) for m in modules
     ]
     try:
         model(x)

@@ -34,7 +34,7 @@ class TaskInfo:
     dense inputs give ``input_shape``.
     """
 
-    kind: Literal["classification", "sequence"]
+    kind: Literal["classification", "sequence", "regression"]
     n_outputs: int
     input_shape: tuple[int, ...] = ()
     vocab_size: int | None = None
