@@ -12,7 +12,6 @@ INFO = TaskInfo(kind="classification", n_outputs=2, vocab_size=30, seq_len=4)
 SEQ = TaskInfo(kind="sequence", n_outputs=30, vocab_size=30, seq_len=6, extra={"max_length": 6})
 
 
-
 def make(name: str, info: TaskInfo, **params) -> torch.nn.Module:  # noqa: ANN003
     from genlab.models.symbolic_attention import SymbolicParams
     from genlab.models.transformer import TransformerParams

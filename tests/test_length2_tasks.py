@@ -9,8 +9,17 @@ from pydantic import ValidationError
 from genlab.errors import SpecError
 from genlab.losses import IGNORE
 from genlab.spec import load_run_spec
-from genlab.tasks.seq_hint import EOS, FIRST, HINT, SEP, SORT, SeqSortHintParams, hint_example
-from genlab.tasks.seq_hint import seq_sort_hint, sort_example
+from genlab.tasks.seq_hint import (
+    EOS,
+    FIRST,
+    HINT,
+    SEP,
+    SORT,
+    SeqSortHintParams,
+    hint_example,
+    seq_sort_hint,
+    sort_example,
+)
 from genlab.tasks.seq_templates import SeqTemplatesParams, seq_templates
 
 SMALL = {"alphabet_size": 20, "train_length": 4, "test_max": 8, "n_test_lengths": 2,

@@ -180,7 +180,9 @@ class SymbolsConfig(Params):
 
     @model_validator(mode="after")
     def _check(self) -> SymbolsConfig:
-        if len(self.sizes) < 2 or any(b <= a for a, b in zip(self.sizes, self.sizes[1:])):
+        if len(self.sizes) < 2 or any(
+            b <= a for a, b in zip(self.sizes, self.sizes[1:], strict=False)
+        ):
             raise ValueError(f"sizes must be >= 2 rising training-set sizes, got {self.sizes}")
         if self.sizes[0] < 1:
             raise ValueError("sizes must be positive")

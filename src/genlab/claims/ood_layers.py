@@ -195,6 +195,7 @@ class IntermediateLayers(Claim):
                         ci["mean"]], marker="o", capsize=3, label=shift, color=f"C{i}")  # fmt: skip
         ax.set(xlabel="layer (last = penultimate)", ylabel=f"probe accuracy ({cfg.heldout})",
                title=f"{self.id}: accuracy by layer", ylim=(0, 1.02))  # fmt: skip
+        ax.set_xticks(sorted(table["layer"].unique()))
         ax.legend(fontsize=7, ncol=2)
         fig.tight_layout()
         path.parent.mkdir(parents=True, exist_ok=True)

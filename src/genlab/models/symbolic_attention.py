@@ -91,7 +91,12 @@ class SymbolicTransformer(Transformer):
         for block in self.blocks:
             old = block.attn
             new = SymbolicAttention(
-                p.d_model, p.n_heads, p.dropout, self.pos, p.identity_qk, p.identity_vo,
+                p.d_model,
+                p.n_heads,
+                p.dropout,
+                self.pos,
+                p.identity_qk,
+                p.identity_vo,
                 p.identity_init,
             )
             new.qkv.load_state_dict(old.qkv.state_dict())

@@ -58,7 +58,9 @@ class SeqTemplatesParams(Params):
         return self
 
 
-def _draw(p: SeqTemplatesParams, rng: np.random.Generator, n: int, offset: int, n_sym: int) -> Split:
+def _draw(
+    p: SeqTemplatesParams, rng: np.random.Generator, n: int, offset: int, n_sym: int
+) -> Split:
     """``n`` examples, symbols from ``offset .. offset + n_sym - 1``."""
     labels = rng.integers(0, len(p.templates), size=n)
     rows = []
