@@ -154,7 +154,32 @@ def judged_expectation(task: str, arch: str) -> bool | None:
     return None
 
 
-class ChomskyConfig(Params):
+class ExtrapolationBudget(Params):
+    """What the length claims share: lengths, data, model size and budget."""
+
+    train_length: int = Field(8, ge=1)
+    test_max: int = Field(16, ge=2, description="the paper tests up to 2x the training length")
+    n_test_lengths: int = Field(4, ge=1)
+    n_train: int = Field(3000, ge=10)
+    n_test: int = Field(100, ge=1)
+    d_model: int = Field(64, ge=4)
+    n_layers: int = Field(2, ge=1)
+    steps: int = Field(1500, ge=1)
+    lr: float = Field(1e-3, gt=0)
+    batch_size: int = Field(64, ge=1)
+    seeds: int = Field(2, ge=1)
+
+    @model_validator(mode="after")
+    def _extrapolates(self) -> ExtrapolationBudget:
+        if self.test_max <= self.train_length:
+            raise ValueError(
+                f"test_max ({self.test_max}) must be above train_length ({self.train_length}): "
+                "the claim is about extrapolation"
+            )
+        return self
+
+
+class ChomskyConfig(ExtrapolationBudget):
     """The task x architecture grid of ``length.chomsky`` and its training budget."""
 
     tasks: list[FormalName] = Field(
@@ -166,9 +191,7 @@ class ChomskyConfig(Params):
     )
     train_length: int = Field(10, ge=1)
     test_max: int = Field(40, ge=2)
-    n_test_lengths: int = Field(4, ge=1)
     n_train: int = Field(2000, ge=10)
-    n_test: int = Field(100, ge=1)
     hidden: int = Field(64, ge=1, description="recurrent state size")
     d_model: int = Field(64, ge=4, description="transformer width (4 heads)")
     n_layers: int = Field(2, ge=1, description="transformer layers")
@@ -176,16 +199,10 @@ class ChomskyConfig(Params):
     steps: int = Field(1000, ge=1)
     lr: float = Field(3e-3, gt=0, description="learning rate of the recurrent models")
     transformer_lr: float = Field(1e-3, gt=0)
-    batch_size: int = Field(64, ge=1)
     seeds: int = Field(1, ge=1, description="a cell's score is its best seed, as in the paper")
 
     @model_validator(mode="after")
     def _check(self) -> ChomskyConfig:
-        if self.test_max <= self.train_length:
-            raise ValueError(
-                f"test_max ({self.test_max}) must be above train_length ({self.train_length}): "
-                "the claim is about extrapolation"
-            )
         if not self.tasks or not self.archs:
             raise ValueError("tasks and archs must not be empty")
         return self
@@ -301,7 +318,7 @@ register(Chomsky())
 # ---- length.nope ------------------------------------------------------------------------------
 
 
-class NoPEConfig(Params):
+class NoPEConfig(ExtrapolationBudget):
     """Tasks, encodings and budget of ``length.nope``."""
 
     ops: list[Literal["copy", "reverse", "sort"]] = Field(
@@ -311,25 +328,9 @@ class NoPEConfig(Params):
         default_factory=lambda: ["none", "t5", "learned", "alibi", "rope"]
     )
     alphabet_size: int = Field(10, ge=2)
-    train_length: int = Field(8, ge=1)
-    test_max: int = Field(16, ge=2, description="the paper tests up to 2x the training length")
-    n_test_lengths: int = Field(4, ge=1)
-    n_train: int = Field(3000, ge=10)
-    n_test: int = Field(100, ge=1)
-    d_model: int = Field(64, ge=4)
-    n_layers: int = Field(2, ge=1)
-    steps: int = Field(1500, ge=1)
-    lr: float = Field(1e-3, gt=0)
-    batch_size: int = Field(64, ge=1)
-    seeds: int = Field(2, ge=1)
 
     @model_validator(mode="after")
     def _check(self) -> NoPEConfig:
-        if self.test_max <= self.train_length:
-            raise ValueError(
-                f"test_max ({self.test_max}) must be above train_length ({self.train_length}): "
-                "the claim is about extrapolation"
-            )
         if not {"none", "t5"} <= set(self.positionals):
             raise ValueError("positionals must include 'none' and 't5' (the claim compares them)")
         if not set(self.positionals) & {"learned", "alibi", "rope"}:
@@ -421,7 +422,7 @@ register(NoPE())
 # ---- length.addition_format -------------------------------------------------------------------
 
 
-class AdditionConfig(Params):
+class AdditionConfig(ExtrapolationBudget):
     """Formats, model and budget of ``length.addition_format``."""
 
     formats: list[Literal["plain", "reversed", "index_hints"]] = Field(
@@ -432,21 +433,11 @@ class AdditionConfig(Params):
     test_max: int = Field(10, ge=2)
     n_test_lengths: int = Field(3, ge=1)
     n_train: int = Field(5000, ge=10)
-    n_test: int = Field(100, ge=1)
-    d_model: int = Field(64, ge=4)
-    n_layers: int = Field(2, ge=1)
     steps: int = Field(2000, ge=1)
-    lr: float = Field(1e-3, gt=0)
-    batch_size: int = Field(64, ge=1)
     seeds: int = Field(3, ge=2, description="the paper stresses variance across seeds")
 
     @model_validator(mode="after")
     def _check(self) -> AdditionConfig:
-        if self.test_max <= self.train_length:
-            raise ValueError(
-                f"test_max ({self.test_max}) must be above train_length ({self.train_length}): "
-                "the claim is about extrapolation"
-            )
         if not {"plain", "index_hints"} <= set(self.formats):
             raise ValueError(
                 "formats must include 'plain' and 'index_hints' (the claim compares them)"
@@ -540,32 +531,16 @@ RASP_TASKS: dict[str, tuple[bool, dict[str, Any]]] = {
 }
 
 
-class RaspConfig(Params):
+class RaspConfig(ExtrapolationBudget):
     """Tasks, model and budget of ``length.rasp``."""
 
     tasks: list[Literal["copy_unique", "sort", "copy_repeat", "parity"]] = Field(
         default_factory=lambda: list(RASP_TASKS)
     )
     positional: PE = Field("none", description="positional encoding of the transformer")
-    train_length: int = Field(8, ge=1)
-    test_max: int = Field(16, ge=2, description="the paper tests up to 2x the training length")
-    n_test_lengths: int = Field(4, ge=1)
-    n_train: int = Field(3000, ge=10)
-    n_test: int = Field(100, ge=1)
-    d_model: int = Field(64, ge=4)
-    n_layers: int = Field(2, ge=1)
-    steps: int = Field(1500, ge=1)
-    lr: float = Field(1e-3, gt=0)
-    batch_size: int = Field(64, ge=1)
-    seeds: int = Field(2, ge=1)
 
     @model_validator(mode="after")
     def _check(self) -> RaspConfig:
-        if self.test_max <= self.train_length:
-            raise ValueError(
-                f"test_max ({self.test_max}) must be above train_length ({self.train_length}): "
-                "the claim is about extrapolation"
-            )
         groups = {RASP_TASKS[t][0] for t in self.tasks}
         if groups != {True, False}:
             raise ValueError("tasks must include one with and one without a short RASP-L program")
