@@ -24,37 +24,25 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from genlab.losses import IGNORE
-from genlab.registry import Params
 from genlab.tasks import TASKS
 from genlab.tasks.base import Split, TaskData, TaskInfo
-from genlab.tasks.seq_common import length_grid, pack, split_name
+from genlab.tasks.seq_common import LengthParams, length_splits, pack
 
 EQ, EOS, PLUS, DIGIT, HINT = 2, 3, 4, 5, 15
 
 
-class AdditionParams(Params):
+class AdditionParams(LengthParams):
     """Params of ``seq_addition``."""
 
     format: Literal["plain", "reversed", "index_hints"] = "reversed"
     train_length: int = Field(8, ge=1, le=1000, description="most digits per operand in training")
     test_min: int | None = Field(None, ge=1, description="fewest test digits; default train+1")
     test_max: int = Field(16, ge=2, le=1000)
-    n_test_lengths: int = Field(4, ge=1)
     n_hints: int | None = Field(None, ge=2, description="hint pool; default 2 * (test_max + 1)")
     n_train: int = Field(10000, ge=1)
-    n_val: int = Field(500, ge=0)
-    n_test: int = Field(200, ge=1)
 
     @model_validator(mode="after")
     def _check(self) -> AdditionParams:
-        lo = self.test_min if self.test_min is not None else self.train_length + 1
-        if lo <= self.train_length:
-            raise ValueError(
-                f"test_min ({lo}) must be above train_length ({self.train_length}): "
-                "test lengths probe extrapolation"
-            )
-        if self.test_max < lo:
-            raise ValueError(f"test_max ({self.test_max}) must be >= test_min ({lo})")
         if self.n_hints is not None and self.n_hints < self.test_max + 1:
             raise ValueError(
                 f"n_hints ({self.n_hints}) must be >= test_max + 1 ({self.test_max + 1}): "
@@ -100,18 +88,12 @@ def _split(p: AdditionParams, rng: np.random.Generator, lengths: np.ndarray, met
 def seq_addition(params: AdditionParams, data_seed: int) -> TaskData:
     """n-digit addition, plain / reversed / index-hint formats (Zhou et al., #42)."""
     rng = np.random.default_rng(data_seed)
-    lo = params.test_min if params.test_min is not None else params.train_length + 1
-    meta = {"format": params.format}
-
-    def draw(n: int) -> np.ndarray:
-        return rng.integers(1, params.train_length + 1, size=n)
-
-    train = {"main": _split(params, rng, draw(params.n_train), meta)}
-    val = {"main": _split(params, rng, draw(params.n_val), meta)} if params.n_val else {}
-    test = {
-        split_name(n): _split(params, rng, np.full(params.n_test, n), {**meta, "length": n})
-        for n in length_grid(lo, params.test_max, params.n_test_lengths)
-    }
+    train, val, test = length_splits(
+        params,
+        rng,
+        lambda lengths, meta: _split(params, rng, lengths, meta),
+        {"format": params.format},
+    )
     longest = max(s.x.shape[1] for s in [*train.values(), *test.values()])
     n_tokens = HINT + (params.n_hints or 2 * (params.test_max + 1))
     info = TaskInfo(

@@ -7,11 +7,14 @@ where the model must write an output) and numbers its own symbols from ``FIRST_S
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+import numpy as np
 import torch
+from pydantic import Field, model_validator
 
 from genlab.losses import IGNORE
+from genlab.registry import Params
 from genlab.tasks.base import Split
 
 PAD, BLANK, FIRST_SYMBOL = 0, 1, 2
@@ -38,3 +41,52 @@ def length_grid(lo: int, hi: int, n: int) -> list[int]:
 def split_name(length: int) -> str:
     """The test split name of one length, zero-padded so that names sort by length."""
     return f"len_{length:03d}"
+
+
+class LengthParams(Params):
+    """Lengths every length task shares: train on 1..``train_length``, test on ``n_test_lengths``
+    lengths in ``test_min..test_max`` (``test_min`` defaults to ``train_length + 1``)."""
+
+    train_length: int = Field(16, ge=1, le=10_000, description="longest training input")
+    test_min: int | None = Field(None, ge=1, description="shortest test input; default train+1")
+    test_max: int = Field(32, ge=2, le=10_000, description="longest test input")
+    n_test_lengths: int = Field(4, ge=1, le=1000)
+    n_train: int = Field(5000, ge=1)
+    n_val: int = Field(500, ge=0)
+    n_test: int = Field(200, ge=1, description="test examples per length")
+
+    @property
+    def test_lo(self) -> int:
+        return self.test_min if self.test_min is not None else self.train_length + 1
+
+    @model_validator(mode="after")
+    def _extrapolates(self) -> LengthParams:
+        if self.test_lo <= self.train_length:
+            raise ValueError(
+                f"test_min ({self.test_lo}) must be above train_length ({self.train_length}): "
+                "test lengths probe extrapolation"
+            )
+        if self.test_max < self.test_lo:
+            raise ValueError(f"test_max ({self.test_max}) must be >= test_min ({self.test_lo})")
+        return self
+
+
+def length_splits(
+    p: LengthParams,
+    rng: np.random.Generator,
+    make: Callable[[np.ndarray, dict], Split],
+    meta: dict,
+) -> tuple[dict[str, Split], dict[str, Split], dict[str, Split]]:
+    """train/val (lengths uniform in 1..train_length) and one test split per test length, each
+    built by ``make(lengths, meta)``; draws from ``rng`` in that order."""
+
+    def draw(n: int) -> np.ndarray:
+        return rng.integers(1, p.train_length + 1, size=n)
+
+    train = {"main": make(draw(p.n_train), meta)}
+    val = {"main": make(draw(p.n_val), meta)} if p.n_val else {}
+    test = {
+        split_name(n): make(np.full(p.n_test, n), {**meta, "length": n})
+        for n in length_grid(p.test_lo, p.test_max, p.n_test_lengths)
+    }
+    return train, val, test

@@ -27,38 +27,25 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from genlab.losses import IGNORE
-from genlab.registry import Params
 from genlab.tasks import TASKS
 from genlab.tasks.base import Split, TaskData, TaskInfo
-from genlab.tasks.seq_common import length_grid, pack, split_name
+from genlab.tasks.seq_common import LengthParams, length_grid, pack, split_name
 
 SEP, EOS, SORT, HINT, FIRST = 2, 3, 4, 5, 6
 
 
-class SeqSortHintParams(Params):
+class SeqSortHintParams(LengthParams):
     """Params of ``seq_sort_hint``."""
 
     hint: bool = Field(True, description="mix hint-task examples into training")
     hint_task: Literal["successor", "count_smaller"] = Field("successor")
     alphabet_size: int = Field(50, ge=2, le=10_000, description="distinct integers to sort")
     train_length: int = Field(10, ge=1, le=10_000, description="longest training input")
-    test_min: int | None = Field(None, ge=1, description="shortest test input; default train+1")
     test_max: int = Field(20, ge=2, le=10_000, description="longest test input")
-    n_test_lengths: int = Field(4, ge=1, le=1000)
     n_train: int = Field(5000, ge=1, description="sorting examples (hint examples: as many more)")
-    n_val: int = Field(500, ge=0)
-    n_test: int = Field(200, ge=1, description="test examples per length")
 
     @model_validator(mode="after")
     def _check(self) -> SeqSortHintParams:
-        lo = self.test_min if self.test_min is not None else self.train_length + 1
-        if lo <= self.train_length:
-            raise ValueError(
-                f"test_min ({lo}) must be above train_length ({self.train_length}): "
-                "test lengths probe extrapolation"
-            )
-        if self.test_max < lo:
-            raise ValueError(f"test_max ({self.test_max}) must be >= test_min ({lo})")
         if self.alphabet_size < self.test_max:
             raise ValueError(
                 f"alphabet_size ({self.alphabet_size}) must be >= test_max ({self.test_max}): "
@@ -116,7 +103,7 @@ def _cat(a: Split, b: Split) -> Split:
 def seq_sort_hint(params: SeqSortHintParams, data_seed: int) -> TaskData:
     """Sorting, optionally with a hint task in training (Awasthi & Gupta, task hinting, #92)."""
     rng = np.random.default_rng(data_seed)
-    lo = params.test_min if params.test_min is not None else params.train_length + 1
+    lo = params.test_lo
     meta = {"op": "sort", "hint": params.hint, "hint_task": params.hint_task}
 
     def draw(n: int) -> np.ndarray:

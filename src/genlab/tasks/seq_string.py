@@ -19,10 +19,9 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from genlab.losses import IGNORE
-from genlab.registry import Params
 from genlab.tasks import TASKS
 from genlab.tasks.base import Split, TaskData, TaskInfo
-from genlab.tasks.seq_common import length_grid, pack, split_name
+from genlab.tasks.seq_common import LengthParams, length_splits, pack
 
 SEP, EOS, FIRST = 2, 3, 4
 OPS = {
@@ -32,30 +31,15 @@ OPS = {
 }
 
 
-class SeqStringParams(Params):
+class SeqStringParams(LengthParams):
     """Params of ``seq_string``."""
 
     op: Literal["copy", "reverse", "sort"] = Field("copy", description="what to output")
     alphabet_size: int = Field(10, ge=1, le=10_000, description="number of distinct symbols")
     unique: bool = Field(False, description="draw input symbols without replacement")
-    train_length: int = Field(16, ge=1, le=10_000, description="longest training input")
-    test_min: int | None = Field(None, ge=1, description="shortest test input; default train+1")
-    test_max: int = Field(32, ge=2, le=10_000, description="longest test input")
-    n_test_lengths: int = Field(4, ge=1, le=1000)
-    n_train: int = Field(5000, ge=1)
-    n_val: int = Field(500, ge=0)
-    n_test: int = Field(200, ge=1, description="test examples per length")
 
     @model_validator(mode="after")
     def _check(self) -> SeqStringParams:
-        lo = self.test_min if self.test_min is not None else self.train_length + 1
-        if lo <= self.train_length:
-            raise ValueError(
-                f"test_min ({lo}) must be above train_length ({self.train_length}): "
-                "test lengths probe extrapolation"
-            )
-        if self.test_max < lo:
-            raise ValueError(f"test_max ({self.test_max}) must be >= test_min ({lo})")
         if self.alphabet_size < 2:
             raise ValueError(f"alphabet_size: {self.op} needs at least 2 symbols")
         if self.unique and self.alphabet_size < self.test_max:
@@ -85,18 +69,9 @@ def _split(p: SeqStringParams, rng: np.random.Generator, lengths: np.ndarray, me
 def seq_string(params: SeqStringParams, data_seed: int) -> TaskData:
     """Copy / reverse / sort a random string, next-token format (Kazemnejad et al., #100)."""
     rng = np.random.default_rng(data_seed)
-    lo = params.test_min if params.test_min is not None else params.train_length + 1
-    meta = {"op": params.op}
-
-    def draw(n: int) -> np.ndarray:
-        return rng.integers(1, params.train_length + 1, size=n)
-
-    train = {"main": _split(params, rng, draw(params.n_train), meta)}
-    val = {"main": _split(params, rng, draw(params.n_val), meta)} if params.n_val else {}
-    test = {
-        split_name(n): _split(params, rng, np.full(params.n_test, n), {**meta, "length": n})
-        for n in length_grid(lo, params.test_max, params.n_test_lengths)
-    }
+    train, val, test = length_splits(
+        params, rng, lambda lengths, meta: _split(params, rng, lengths, meta), {"op": params.op}
+    )
     longest = max(s.x.shape[1] for s in [*train.values(), *test.values()])
     n_tokens = FIRST + params.alphabet_size
     info = TaskInfo(
