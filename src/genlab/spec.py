@@ -149,7 +149,7 @@ def load_spec_file(ref: str) -> dict[str, Any]:
         raise SpecError(f"{path}: not valid {path.suffix.lstrip('.') or 'toml'}: {exc}") from None
 
 
-def _parse_value(text: str) -> Any:
+def parse_value(text: str) -> Any:
     """A TOML literal (``3``, ``1e-3``, ``true``, ``[1, 2]``, ``"s"``), else the bare string."""
     try:
         return tomllib.loads(f"v = {text}")["v"]
@@ -160,28 +160,40 @@ def _parse_value(text: str) -> Any:
 COMPONENT_KEYS = ("task", "model", "method")
 
 
-def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
-    """Apply ``key.path=value`` overrides to a spec dict (a deep copy is returned).
+def set_path(data: dict[str, Any], key: str, value: Any) -> dict[str, Any]:
+    """A deep copy of ``data`` with the key path ``key`` set to ``value``.
 
-    ``task.p=31`` is short for ``task.params.p=31`` (likewise for ``model`` and ``method``).
-    Unknown keys are caught by validation afterwards, which names the allowed ones.
+    ``task.p`` is short for ``task.params.p`` (likewise for ``model`` and ``method``), and naming
+    another component (``model.name=mlp``) drops the old one's params: it starts from its own
+    defaults. Unknown keys are caught by validation afterwards, which names the allowed ones.
     """
     out = json.loads(json.dumps(data))
+    parts = key.strip().split(".")
+    if not all(parts):
+        raise SpecError(f"{key!r} is not a key path like optimizer.lr or task.p")
+    if parts[0] in COMPONENT_KEYS and len(parts) > 1 and parts[1] not in ("name", "params"):
+        parts.insert(1, "params")
+    node = out
+    for i, part in enumerate(parts[:-1]):
+        nxt = node.setdefault(part, {})
+        if not isinstance(nxt, dict):
+            raise SpecError(f"{key!r}: {'.'.join(parts[: i + 1])} is not a table")
+        node = nxt
+    if parts[-1] == "name" and len(parts) == 2 and parts[0] in COMPONENT_KEYS:
+        if node.get("name") != value:
+            node.pop("params", None)
+    node[parts[-1]] = value
+    return out
+
+
+def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
+    """Apply ``key.path=value`` overrides (values are TOML literals) with ``set_path``."""
     for item in overrides:
         key, sep, raw = item.partition("=")
-        if not sep or not key:
+        if not sep or not key.strip():
             raise SpecError(f"override {item!r} must look like key.path=value")
-        parts = key.strip().split(".")
-        if parts[0] in COMPONENT_KEYS and len(parts) > 1 and parts[1] not in ("name", "params"):
-            parts.insert(1, "params")
-        node = out
-        for i, part in enumerate(parts[:-1]):
-            nxt = node.setdefault(part, {})
-            if not isinstance(nxt, dict):
-                raise SpecError(f"override {key!r}: {'.'.join(parts[: i + 1])} is not a table")
-            node = nxt
-        node[parts[-1]] = _parse_value(raw.strip())
-    return out
+        data = set_path(data, key, parse_value(raw.strip()))
+    return json.loads(json.dumps(data))
 
 
 def load_run_spec(ref: str, overrides: list[str] | tuple[str, ...] = ()) -> RunSpec:

@@ -10,7 +10,7 @@ from rich.table import Table
 
 from genlab.cli.app import JsonOpt, StoreOpt, claims_app, emit_json, err, fail, open_store, out
 from genlab.errors import GenlabError, SpecError
-from genlab.spec import _parse_value
+from genlab.spec import parse_value
 
 COLORS = {"reproduced": "green", "not reproduced": "red", "inconclusive": "yellow"}
 
@@ -73,7 +73,7 @@ def run_claims(
             key, sep, val = item.partition("=")
             if not sep:
                 raise SpecError(f"--set {item!r} must look like key=value")
-            overrides[key.strip()] = _parse_value(val.strip())
+            overrides[key.strip()] = parse_value(val.strip())
         claims = _claims(claim_id, family)
         if not claims:
             raise SpecError(f"no claims in family {family!r}")

@@ -10,7 +10,7 @@ from rich.table import Table
 
 from genlab.cli.app import JsonOpt, StoreOpt, app, emit_json, err, fail, open_store, out
 from genlab.errors import GenlabError, SpecError
-from genlab.spec import _parse_value
+from genlab.spec import parse_value
 
 
 def _vary(items: list[str]) -> dict[str, list]:
@@ -20,7 +20,7 @@ def _vary(items: list[str]) -> dict[str, list]:
         key, sep, vals = item.partition("=")
         if not sep or not key.strip() or not vals.strip():
             raise SpecError(f"--vary {item!r} must look like name=v1,v2 (e.g. width=32,128)")
-        vary[key.strip()] = [_parse_value(v.strip()) for v in vals.split(",") if v.strip()]
+        vary[key.strip()] = [parse_value(v.strip()) for v in vals.split(",") if v.strip()]
     return vary
 
 

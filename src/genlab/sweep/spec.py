@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from genlab.errors import SpecError
 from genlab.registry import format_validation_error
-from genlab.spec import COMPONENT_KEYS, RunSpec, _parse_value, load_spec_file, parse_spec
+from genlab.spec import RunSpec, load_spec_file, parse_spec, parse_value, set_path
 
 RESERVED = {"seed", "data_seed"}  # given by ``seeds`` and ``data_seeds``, never by an axis
 
@@ -193,7 +193,7 @@ class SweepSpec(BaseModel):
             key, sep, raw = item.partition("=")
             if not sep or not key.strip():
                 raise SpecError(f"set: {item!r} must look like key.path=value")
-            data = set_path(data, key, _parse_value(raw.strip()))
+            data = set_path(data, key, parse_value(raw.strip()))
         return data
 
     def points(self) -> list[dict[str, Any]]:
@@ -244,27 +244,6 @@ class SweepSpec(BaseModel):
     def sweep_id(self) -> str:
         text = json.dumps(self.model_dump(mode="json"), sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:12]
-
-
-def set_path(data: dict[str, Any], key: str, value: Any) -> dict[str, Any]:
-    """A deep copy of ``data`` with ``key`` (override syntax) set to ``value`` (any JSON value)."""
-    out = json.loads(json.dumps(data))
-    parts = key.strip().split(".")
-    if not all(parts):
-        raise SpecError(f"axis {key!r} is not a key path like optimizer.lr or task.p")
-    if parts[0] in COMPONENT_KEYS and len(parts) > 1 and parts[1] not in ("name", "params"):
-        parts.insert(1, "params")
-    node = out
-    for i, part in enumerate(parts[:-1]):
-        nxt = node.setdefault(part, {})
-        if not isinstance(nxt, dict):
-            raise SpecError(f"axis {key!r}: {'.'.join(parts[: i + 1])} is not a table")
-        node = nxt
-    if parts[-1] == "name" and len(parts) == 2 and parts[0] in COMPONENT_KEYS:
-        if node.get("name") != value:
-            node.pop("params", None)  # another component starts from its own defaults
-    node[parts[-1]] = value
-    return out
 
 
 def parse_sweep(data: dict[str, Any]) -> SweepSpec:
