@@ -30,6 +30,7 @@ from matplotlib.colors import ListedColormap  # noqa: E402
 
 from genlab.analysis.milestones import first_step, last_value  # noqa: E402
 from genlab.errors import SpecError  # noqa: E402
+from genlab.report.plots import save_figure
 from genlab.spec import RunSpec, parse_spec  # noqa: E402
 
 PHASES = ("comprehension", "grokking", "memorization", "confusion")
@@ -161,8 +162,4 @@ def plot_phase_diagram(table: pd.DataFrame, x: str, y: str, path: Path, title: s
     ax.legend(
         handles, PHASES, fontsize=7, frameon=False, bbox_to_anchor=(1.02, 1), loc="upper left"
     )
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)

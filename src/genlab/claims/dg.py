@@ -25,6 +25,7 @@ from genlab.claims import register  # noqa: E402
 from genlab.claims.base import Claim, ClaimResult, Verdict  # noqa: E402
 from genlab.datasets.domains import check_test_envs  # noqa: E402
 from genlab.registry import Params  # noqa: E402
+from genlab.report.plots import save_figure
 from genlab.spec import RunSpec, parse_spec  # noqa: E402
 
 DOMAINBED_OPTIM = {"name": "adam", "lr": 1e-3, "weight_decay": 0.0, "betas": [0.9, 0.999]}
@@ -94,11 +95,7 @@ def bar_figure(
         ax.axhline(y, color="grey", lw=0.8, ls="--")
         ax.text(len(table) - 0.5, y, name, fontsize=7, va="bottom", ha="right", color="grey")
     ax.set(ylabel=ylabel, title=title, ylim=(0, 1.02))
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 def spec_meta(runs: pd.DataFrame) -> pd.DataFrame:

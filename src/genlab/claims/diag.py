@@ -27,6 +27,7 @@ from pydantic import Field  # noqa: E402
 from genlab.claims import register  # noqa: E402
 from genlab.claims.base import Claim, ClaimResult, Verdict  # noqa: E402
 from genlab.registry import Params  # noqa: E402
+from genlab.report.plots import save_figure
 from genlab.spec import RunSpec, parse_spec  # noqa: E402
 
 TRAIN, TEST = "train/main", "test/heldout"
@@ -62,14 +63,6 @@ def series(metrics: pd.DataFrame, run_id: str, split: str, metric: str) -> pd.Se
     d = metrics[(metrics["run_id"] == run_id) & (metrics["split"] == split)]
     d = d[d["metric"] == metric].sort_values("step")
     return pd.Series(d["value"].to_numpy(), index=d["step"].to_numpy(), name=metric)
-
-
-def save(fig: plt.Figure, path: Path) -> Path:
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
 
 
 # ---- diag.coherence_real_vs_random (#51) ------------------------------------------------------
@@ -173,7 +166,7 @@ class CoherenceRealVsRandom(Claim):
         ax.axvline(cfg.early_steps, color="grey", lw=0.8)
         ax.set(xlabel="step", ylabel="coherence alpha", yscale="log", title=self.id)
         ax.legend(fontsize=7, frameon=False, ncol=2)
-        return save(fig, path)
+        return save_figure(fig, path)
 
 
 # ---- diag.gwa_early_stopping (#11) ------------------------------------------------------------
@@ -288,7 +281,7 @@ class GWAEarlyStopping(Claim):
         a1.set(ylabel="GWA score (train)", title=f"{self.id} ({cfg.label_noise:.0%} noise)")
         a2.set(xlabel="epoch", ylabel="test accuracy")
         a1.legend(fontsize=7, frameon=False)
-        return save(fig, path)
+        return save_figure(fig, path)
 
 
 # ---- diag.constrained_margin (#99) ------------------------------------------------------------
@@ -385,7 +378,7 @@ class ConstrainedMargin(Claim):
             ax.scatter(df[name], df["gap"], s=18)
             ax.set(xlabel=name, ylabel="gap (train - test accuracy)")
         fig.suptitle(self.id)
-        return save(fig, path)
+        return save_figure(fig, path)
 
 
 register(CoherenceRealVsRandom())

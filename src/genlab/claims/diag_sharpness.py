@@ -28,6 +28,7 @@ from pydantic import Field  # noqa: E402
 from genlab.claims import register  # noqa: E402
 from genlab.claims.base import Claim, ClaimResult, Verdict  # noqa: E402
 from genlab.registry import Params  # noqa: E402
+from genlab.report.plots import save_figure
 from genlab.spec import RunSpec  # noqa: E402
 
 MEASURES = ("sam_sharpness", "asam_sharpness", "hessian_top_eig", "hessian_trace")
@@ -131,11 +132,7 @@ class SharpnessNotSufficient(Claim):
             ax.scatter(df[name], df["gap"], s=18)
             ax.set(xlabel=name, ylabel="gap (train - test accuracy)")
         fig.suptitle(self.id)
-        fig.tight_layout()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        return path
+        return save_figure(fig, path)
 
 
 register(SharpnessNotSufficient())

@@ -30,6 +30,7 @@ from genlab.probes.complexity import (  # noqa: E402
     sample_complexity,
 )
 from genlab.registry import Params  # noqa: E402
+from genlab.report.plots import save_figure
 from genlab.spec import RunSpec  # noqa: E402
 
 
@@ -149,11 +150,7 @@ class SimplicityBiasComponents(Claim):
         ax.boxplot(list(s.values()), tick_labels=labels)
         ax.set(ylabel=f"{cfg.measure} complexity", title=self.id)
         ax.tick_params(axis="x", labelsize=7)
-        fig.tight_layout()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        return path
+        return save_figure(fig, path)
 
 
 register(SimplicityBiasComponents())

@@ -20,6 +20,7 @@ from genlab.analysis.milestones import first_step, last_value  # noqa: E402
 from genlab.claims import register  # noqa: E402
 from genlab.claims.base import Claim, ClaimResult  # noqa: E402
 from genlab.registry import Params  # noqa: E402
+from genlab.report.plots import save_figure
 from genlab.spec import RunSpec, load_spec_file, parse_spec  # noqa: E402
 from genlab.tasks.modular import Operation  # noqa: E402
 
@@ -67,11 +68,7 @@ def plot_seeds(metrics: pd.DataFrame, path: Path, title: str) -> Path:
     ax.axhline(0.99, color="grey", lw=0.8)
     ax.set(xscale="log", xlabel="optimisation step", ylabel="accuracy", title=title, ylim=(0, 1.02))
     ax.legend(fontsize=7, frameon=False, ncol=2)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 class DelayedGeneralization(Claim):

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from genlab.claims.base import Verdict  # noqa: E402
@@ -39,14 +37,6 @@ def modular_base(
 def with_seeds(base: dict[str, Any], seeds: int) -> list[RunSpec]:
     """One spec per seed; ``seed`` and ``data_seed`` vary together."""
     return [parse_spec({**base, "seed": s, "data_seed": s}) for s in range(seeds)]
-
-
-def save(fig: plt.Figure, path: Path) -> Path:
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
 
 
 def curves(metrics: pd.DataFrame, split: str, metric: str) -> pd.DataFrame:

@@ -17,8 +17,9 @@ from pydantic import Field
 from genlab.analysis.milestones import first_step
 from genlab.claims import register
 from genlab.claims.base import Claim, ClaimResult
-from genlab.claims.grokking_common import TEST, TRAIN, modular_base, save
+from genlab.claims.grokking_common import TEST, TRAIN, modular_base
 from genlab.registry import Params
+from genlab.report.plots import save_figure
 from genlab.spec import RunSpec, parse_spec
 from genlab.tasks.modular import Operation
 
@@ -143,7 +144,7 @@ class DataFraction(Claim):
             title=f"{self.id} (p={cfg.p}, {cfg.model})",
         )
         ax.legend(frameon=False)
-        return save(fig, path)
+        return save_figure(fig, path)
 
 
 register(DataFraction())

@@ -32,9 +32,10 @@ from scipy import integrate, stats
 from genlab.analysis.milestones import first_step
 from genlab.claims import register
 from genlab.claims.base import Claim, ClaimResult
-from genlab.claims.grokking_common import curves, save, verdict_from_passes
+from genlab.claims.grokking_common import curves, verdict_from_passes
 from genlab.errors import SpecError
 from genlab.registry import Params
+from genlab.report.plots import save_figure
 from genlab.spec import RunSpec, parse_spec
 
 TEST = "test/fresh"
@@ -299,7 +300,7 @@ class LinearGrokking(Claim):
             ylabel="measured step (accuracy >= 50%)",
             title="measured vs predicted (band: stated tolerance)",
         )
-        return save(fig, path)
+        return save_figure(fig, path)
 
 
 register(LinearGrokking())

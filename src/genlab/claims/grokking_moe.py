@@ -19,8 +19,9 @@ from pydantic import Field
 from genlab.analysis.milestones import first_step
 from genlab.claims import register
 from genlab.claims.base import Claim, ClaimResult
-from genlab.claims.grokking_common import TEST, TRAIN, curves, save, verdict_from_passes
+from genlab.claims.grokking_common import TEST, TRAIN, curves, verdict_from_passes
 from genlab.registry import Params
+from genlab.report.plots import save_figure
 from genlab.spec import RunSpec, parse_spec
 
 METRICS = ("pathway_distance", "pathway_entropy")
@@ -142,7 +143,7 @@ class MoEPathways(Claim):
         ax.set(xscale="log", xlabel="step", ylabel="test accuracy (solid)", ylim=(0, 1.02),
                title=f"{self.id}: pathways vs test accuracy")  # fmt: skip
         ax2.set(ylabel="train pathway distance (--) / entropy (:)", ylim=(0, 1.02))
-        return save(fig, path)
+        return save_figure(fig, path)
 
 
 register(MoEPathways())

@@ -18,8 +18,9 @@ from pydantic import Field
 from genlab.analysis.milestones import first_step, last_value
 from genlab.claims import register
 from genlab.claims.base import Claim, ClaimResult
-from genlab.claims.grokking_common import TEST, TRAIN, curves, save
+from genlab.claims.grokking_common import TEST, TRAIN, curves
 from genlab.registry import Params
+from genlab.report.plots import save_figure
 from genlab.spec import RunSpec, parse_spec
 
 
@@ -143,7 +144,7 @@ class SemiGrokking(Claim):
         ax.set(xscale="log", xlabel="step", ylabel="accuracy (solid test, dotted train)",
                ylim=(0, 1.02), title=f"{self.id} (p={cfg.p}; band: partial)")  # fmt: skip
         ax.legend(fontsize=8, frameon=False)
-        return save(fig, path)
+        return save_figure(fig, path)
 
 
 register(SemiGrokking())

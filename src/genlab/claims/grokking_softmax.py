@@ -22,8 +22,9 @@ from pydantic import Field
 from genlab.analysis.milestones import first_step, last_value
 from genlab.claims import register
 from genlab.claims.base import Claim, ClaimResult
-from genlab.claims.grokking_common import TEST, TRAIN, curves, save, verdict_from_passes
+from genlab.claims.grokking_common import TEST, TRAIN, curves, verdict_from_passes
 from genlab.registry import Params
+from genlab.report.plots import save_figure
 from genlab.spec import RunSpec, parse_spec
 
 # arm -> (method, loss, weight decay from config?, dtype)
@@ -208,7 +209,7 @@ class SoftmaxCollapse(Claim):
                 ax.set_yscale("log")
         axes[0].legend(fontsize=8, frameon=False)
         fig.suptitle(f"{self.id} (p={cfg.p}, frac={cfg.train_fraction}, medians over seeds)")
-        return save(fig, path)
+        return save_figure(fig, path)
 
 
 register(SoftmaxCollapse())

@@ -21,8 +21,9 @@ from pydantic import Field, model_validator
 from genlab.analysis.milestones import last_value
 from genlab.claims import register
 from genlab.claims.base import Claim, ClaimResult
-from genlab.claims.grokking_common import TEST, curves, save
+from genlab.claims.grokking_common import TEST, curves
 from genlab.registry import Params
+from genlab.report.plots import save_figure
 from genlab.spec import RunSpec, parse_spec
 
 
@@ -213,7 +214,7 @@ class Ungrokking(Claim):
             title=f"{self.id}: switch to a subset at step {cfg.switch_step}",
         )
         ax.legend(fontsize=8, frameon=False)
-        return save(fig, path)
+        return save_figure(fig, path)
 
 
 register(Ungrokking())

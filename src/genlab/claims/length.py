@@ -27,6 +27,7 @@ from genlab.claims import register  # noqa: E402
 from genlab.claims.base import Claim, ClaimResult, Verdict  # noqa: E402
 from genlab.probes.length import OUT_OF_RANGE  # noqa: E402
 from genlab.registry import Params  # noqa: E402
+from genlab.report.plots import save_figure
 from genlab.spec import RunSpec, parse_spec  # noqa: E402
 from genlab.tasks.formal_generators import FORMAL_TASKS  # noqa: E402
 from genlab.tasks.formal_language import FormalName  # noqa: E402
@@ -96,11 +97,7 @@ def plot_length_curves(
     handles = [plt.Line2D([], [], color=c, marker="o", ms=3) for c in color.values()]
     axes[0][-1].legend(handles, [str(k) for k in color], fontsize=7, frameon=False)
     fig.suptitle(title, fontsize=9)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 def curves_from(final: pd.DataFrame, panel: str, line: str) -> pd.DataFrame:

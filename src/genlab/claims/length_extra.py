@@ -36,6 +36,7 @@ from genlab.claims.length import (  # noqa: E402
     spec_rows,
 )
 from genlab.registry import Params  # noqa: E402
+from genlab.report.plots import save_figure
 from genlab.spec import RunSpec, parse_spec  # noqa: E402
 
 # ---- length.task_hinting ----------------------------------------------------------------------
@@ -292,11 +293,7 @@ class AbstractSymbols(Claim):
         ax.set(xscale="log", xlabel="training examples", ylabel="accuracy on unseen symbols",
                ylim=(0.3, 1.02), title=f"{self.id}: data curve")  # fmt: skip
         ax.legend(fontsize=7, frameon=False)
-        fig.tight_layout()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        return path
+        return save_figure(fig, path)
 
 
 register(AbstractSymbols())

@@ -24,6 +24,7 @@ from genlab.analysis.stats import mean_ci  # noqa: E402
 from genlab.claims import register  # noqa: E402
 from genlab.claims.base import Claim, ClaimResult, Verdict  # noqa: E402
 from genlab.registry import Params  # noqa: E402
+from genlab.report.plots import save_figure
 from genlab.spec import RunSpec, parse_spec  # noqa: E402
 from genlab.tasks.ood_two_gaussians import fld_target_error  # noqa: E402
 
@@ -127,11 +128,7 @@ class NonmonotoneValue(Claim):
         ax.set(xscale="log", xlabel="OOD samples m (0 drawn at 0.5)", ylabel="target error",
                title=f"{self.id} (theta={cfg.theta}, n={cfg.n}, d={cfg.d})")  # fmt: skip
         ax.legend(frameon=False)
-        fig.tight_layout()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        return path
+        return save_figure(fig, path)
 
 
 register(NonmonotoneValue())
@@ -233,11 +230,7 @@ class FeatureContamination(Claim):
         ax.set(xlabel="step", ylabel="accuracy", ylim=(0, 1.02),
                title=f"{self.id} (bg shift x{cfg.bg_shift})")  # fmt: skip
         ax.legend(fontsize=7, frameon=False)
-        fig.tight_layout()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        return path
+        return save_figure(fig, path)
 
 
 register(FeatureContamination())

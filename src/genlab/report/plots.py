@@ -11,6 +11,16 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 
+def save_figure(fig: plt.Figure, path: str | Path, dpi: int = 110) -> Path:
+    """Lay out, write (creating folders) and close ``fig``; return its path."""
+    path = Path(path)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=dpi)
+    plt.close(fig)
+    return path
+
+
 def plot_curves(metrics: pd.DataFrame, path: str | Path, title: str = "") -> Path:
     """Accuracy and loss per split against step on a log axis: the canonical grokking figure.
 
@@ -38,8 +48,4 @@ def plot_curves(metrics: pd.DataFrame, path: str | Path, title: str = "") -> Pat
         ax.legend(frameon=False)
     if title:
         fig.suptitle(title)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, dpi=120)

@@ -24,6 +24,7 @@ from genlab.engine import run_spec  # noqa: E402
 from genlab.engine.train import prepare  # noqa: E402
 from genlab.errors import GenlabError, SpecError  # noqa: E402
 from genlab.probes import EvalContext  # noqa: E402
+from genlab.report.plots import save_figure
 from genlab.spec import RunSpec  # noqa: E402
 from genlab.store import Store  # noqa: E402
 from genlab.zoo.config import ZooConfig, zoo_specs  # noqa: E402
@@ -117,11 +118,7 @@ def scatter(
     for ax in list(axes.flat)[len(names) :]:
         ax.axis("off")
     fig.suptitle(title)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, dpi=100)
 
 
 def markdown(table: pd.DataFrame) -> str:
