@@ -80,8 +80,6 @@ def test_report_has_ci_and_worst_environment_per_group(report_md):
     assert {r[0].split(",")[0] for r in rows} == {"method.name=erm", "method.name=groupdro"}
 
 
-@pytest.mark.xfail(strict=True, reason="genlab report groups by method AND held-out env; it has "
-                   "no DomainBed table with one row per method (reported to the lead)")  # fmt: skip
 def test_report_has_one_row_per_method(report_md):
     rows = next(
         (

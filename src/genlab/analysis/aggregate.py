@@ -99,3 +99,112 @@ def run_labels(runs: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     out = table[[*REPLICATE, *varying]].copy()
     out.insert(0, "run_id", out.index)
     return out.reset_index(drop=True), varying
+
+
+HELD_OUT = "task.params.test_envs"  # what a DomainBed sweep holds out per run
+
+
+def _is_nan(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and v != v)
+
+
+def _varies_within(table: pd.DataFrame, col: str, owner: str) -> pd.Series:
+    """Per row: does ``col`` take more than one (non-missing) value among the rows that share
+    this row's ``owner`` value (e.g. a method param within one method)?"""
+    if owner not in table:
+        return pd.Series(table[col].astype(str).nunique() > 1, index=table.index)
+    present = table[col].notna()
+    n = table[present].groupby(table[owner].astype(str))[col].agg(lambda s: s.astype(str).nunique())
+    return table[owner].astype(str).map(n).fillna(0).gt(1) & present
+
+
+def _label(table: pd.DataFrame, cols: list[str]) -> pd.Series:
+    """``c=value`` pairs joined by ``, `` per row, leaving out missing values (never ``nan``);
+    a param of a method (``method.params.*``) or task (``task.params.*``, except the held-out
+    environments) only appears where it varies within that method or task."""
+    keep = {}
+    for c in cols:
+        owner = next((o for o in ("method", "task") if c.startswith(f"{o}.params.")), None)
+        owner = None if c == HELD_OUT else owner
+        keep[c] = (_varies_within(table, c, f"{owner}.name") if owner
+                   else table[c].astype(str).nunique() > 1)  # fmt: skip
+        if not isinstance(keep[c], pd.Series):
+            keep[c] = pd.Series(keep[c], index=table.index)
+    return pd.Series(
+        [", ".join(f"{c}={r[c]}" for c in cols if keep[c].loc[i] and not _is_nan(r[c]))
+         for i, r in table.iterrows()],
+        index=table.index,
+    )  # fmt: skip
+
+
+def run_groups(runs: pd.DataFrame) -> pd.DataFrame:
+    """What identifies each run in a report, from ``Store.runs()`` (JSON ``spec`` column): one row
+    per run with ``run_id``, ``seed``, ``data_seed`` and
+
+    * ``method``: ``method.name`` (``""`` when the specs have none);
+    * ``config``: the hyperparameter configuration, i.e. the varying fields outside ``task.*``
+      (``method.name=erm, optimizer.lr=0.01``; method params only where they vary within one
+      method; missing values never printed);
+    * ``task``: ``task.name`` plus task params that vary within that task, except the held-out
+      environments (``task.params.test_envs``);
+    * ``setting``: the held-out environments (``test_envs=[0]``, ``""`` without any);
+    * ``group``: ``config`` and the varying task fields, the unit of the per-group tables
+      (``all runs`` when only seeds vary).
+    """
+    flat = [_flatten(json.loads(s) if isinstance(s, str) else s) for s in runs["spec"]]
+    table = pd.DataFrame(flat, index=range(len(flat)))
+    for c in (*REPLICATE, "method.name", "task.name", HELD_OUT):
+        if c not in table:
+            table[c] = 0 if c in REPLICATE else ""
+    varying = [c for c in table.columns
+               if c not in REPLICATE and table[c].astype(str).nunique(dropna=False) > 1]  # fmt: skip
+    cfg_cols = sorted((c for c in varying if not c.startswith("task.")),
+                      key=lambda c: (c != "method.name", c.startswith("method."), c))  # fmt: skip
+    task_cols = sorted((c for c in varying if c.startswith("task.") and c != HELD_OUT),
+                       key=lambda c: (c != "task.name", c))  # fmt: skip
+    config = _label(table, cfg_cols)
+    task_extra = _label(table, [c for c in task_cols if c != "task.name"])
+    task = [", ".join(p for p in (str(n), x) if p) for n, x in zip(table["task.name"], task_extra,
+                                                                     strict=True)]  # fmt: skip
+    setting = ["" if _is_nan(v) or v == "" else f"test_envs={v}" for v in table[HELD_OUT]]
+    group_task = _label(table, [c for c in varying if c.startswith("task.")])
+    group = [", ".join(p for p in (c, t) if p) or "all runs"
+             for c, t in zip(config, group_task, strict=True)]  # fmt: skip
+    return pd.DataFrame({
+        "run_id": runs["run_id"].values, "seed": table["seed"].values,
+        "data_seed": table["data_seed"].values, "method": table["method.name"].astype(str).values,
+        "config": [c or "all runs" for c in config], "task": task, "setting": setting,
+        "group": group,
+    })  # fmt: skip
+
+
+def heldout_table(selected: pd.DataFrame, task: str = "task", method: str = "method",
+                  setting: str = "setting", trial: str = "trial",
+                  value: str = "test") -> pd.DataFrame:  # fmt: skip
+    """DomainBed's table in long form: per ``task`` and ``method``, the mean / std / 95% CI over
+    trials of ``value`` in each held-out ``setting`` (``kind="setting"``), of its average over the
+    settings (``kind="avg"``: averaged per trial over the settings, then summarised over trials,
+    so only trials present in every setting of the task count) and of the worst setting
+    (``kind="worst"``: the setting with the lowest mean; ``setting`` names it).
+
+    ``selected`` has one row per task, method, setting and trial (``selection.select`` output).
+    Reporting the worst held-out environment beside the average follows DomainBed (Gulrajani &
+    Lopez-Paz, "In Search of Lost Domain Generalization").
+    """
+    out = []
+    for tk, t in selected.groupby(task, sort=False):
+        settings = sorted(t[setting].unique())
+        for m, g in t.groupby(method, sort=False):
+            per = {s: mean_ci(g.loc[g[setting] == s, value].tolist()) for s in settings}
+            for s, st in per.items():
+                out.append({task: tk, method: m, "kind": "setting", setting: s, **st})
+            wide = g.pivot_table(index=trial, columns=setting, values=value).reindex(
+                columns=settings
+            )
+            out.append({task: tk, method: m, "kind": "avg", setting: "avg",
+                        **mean_ci(wide.dropna().mean(axis=1).tolist())})  # fmt: skip
+            ok = {s: st for s, st in per.items() if st["n"] > 0}
+            worst = min(ok, key=lambda s: ok[s]["mean"]) if ok else ""
+            out.append({task: tk, method: m, "kind": "worst", setting: worst,
+                        **(ok[worst] if ok else mean_ci([]))})  # fmt: skip
+    return pd.DataFrame(out, columns=[task, method, "kind", setting, *STAT_COLS])

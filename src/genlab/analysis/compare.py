@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -36,10 +37,13 @@ def sign_flip_p(diffs: np.ndarray, n_resamples: int = 20000, seed: int = 0) -> f
 
 
 def paired_comparison(frame: pd.DataFrame, a: str, b: str, method: str = "method",
-                      seed: str = "seed", value: str = "value") -> dict[str, float]:  # fmt: skip
-    """Compare method ``a`` with ``b`` on ``value``, paired by ``seed`` (seeds missing for either
-    are dropped). Positive ``mean_diff`` means ``a`` scores higher."""
-    wide = frame[frame[method].isin([a, b])].pivot_table(index=seed, columns=method, values=value)
+                      seed: str | Sequence[str] = "seed",
+                      value: str = "value") -> dict[str, float]:  # fmt: skip
+    """Compare method ``a`` with ``b`` on ``value``, paired by ``seed`` (one column or several,
+    e.g. ``["seed", "data_seed"]``; pairs missing for either are dropped). Positive ``mean_diff``
+    means ``a`` scores higher."""
+    index = seed if isinstance(seed, str) else list(seed)
+    wide = frame[frame[method].isin([a, b])].pivot_table(index=index, columns=method, values=value)
     wide = wide.dropna()
     if a not in wide or b not in wide:
         wide = pd.DataFrame(columns=[a, b], dtype=float)
@@ -57,3 +61,27 @@ def paired_comparison(frame: pd.DataFrame, a: str, b: str, method: str = "method
         "ci_lo": ci["ci_lo"], "ci_hi": ci["ci_hi"], "p_permutation": sign_flip_p(d),
         "p_wilcoxon": wil, "cohens_dz": dz,
     }  # fmt: skip
+
+
+def compare_within(frame: pd.DataFrame, block: Sequence[str], method: str = "method",
+                   pair_on: Sequence[str] = ("seed", "data_seed"), value: str = "value",
+                   reference: str | None = None) -> pd.DataFrame:  # fmt: skip
+    """Every method against a reference inside each ``block`` (e.g. task and held-out setting),
+    paired only on runs of the same block and ``pair_on`` values: never across blocks.
+
+    The reference is ``reference`` when that method is in the block, else the block's first method
+    (in ``frame`` order). One row per block and other method: the block columns, ``method``,
+    ``vs`` and ``paired_comparison``'s fields."""
+    block = list(block)
+    rows = []
+    for key, g in frame.groupby(block, sort=False) if block else [((), frame)]:
+        key = key if isinstance(key, tuple) else (key,)
+        methods = list(dict.fromkeys(g[method]))
+        ref = reference if reference in methods else methods[0]
+        for m in methods:
+            if m != ref:
+                r = paired_comparison(g, m, ref, method=method, seed=list(pair_on), value=value)
+                rows.append({**dict(zip(block, key, strict=True)), method: m, "vs": ref, **r})
+    cols = [*block, method, "vs", "n", "mean_a", "mean_b", "mean_diff", "ci_lo", "ci_hi",
+            "p_permutation", "p_wilcoxon", "cohens_dz"]  # fmt: skip
+    return pd.DataFrame(rows, columns=cols)

@@ -63,3 +63,24 @@ def render_table(df: pd.DataFrame, fmt: Format, caption: str = "") -> str:
         cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
         return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>\n"
     raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+
+
+def heldout_wide(
+    long: pd.DataFrame, method: str = "method", setting: str = "setting"
+) -> pd.DataFrame:
+    """One task's ``genlab.analysis.aggregate.heldout_table`` as DomainBed prints it: one row per
+    method; one ``mean [95% CI]`` column per held-out setting, then ``avg``, ``worst setting`` and
+    ``worst``. Methods keep their order in ``long``."""
+    methods = list(dict.fromkeys(long[method]))
+    settings = list(dict.fromkeys(long.loc[long["kind"] == "setting", setting]))
+    rows = []
+    for m in methods:
+        g = long[long[method] == m]
+        cell = {k: fmt_ci(r["mean"], r["ci_lo"], r["ci_hi"]) for k, r in
+                ((r[setting] if r["kind"] == "setting" else r["kind"], r) for _, r in g.iterrows())}  # fmt: skip
+        worst = g[g["kind"] == "worst"]
+        rows.append({"method": m, **{s: cell.get(s, "–") for s in settings},
+                     "avg": cell.get("avg", "–"),
+                     "worst setting": worst[setting].iloc[0] if len(worst) else "–",
+                     "worst": cell.get("worst", "–")})  # fmt: skip
+    return pd.DataFrame(rows, columns=["method", *settings, "avg", "worst setting", "worst"])
