@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.genlab-installed
 
-.PHONY: run test lint format bench clean
+.PHONY: setup run test lint format bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -12,6 +12,8 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q torch==2.13.0
 	$(BIN)/python -m pip install -q -e ".[dev]"
 	touch $(STAMP)
+
+setup: $(STAMP)  ## the environment alone
 
 run: $(STAMP)  ## set up on first use, then reproduce grokking
 	$(BIN)/genlab run grokking

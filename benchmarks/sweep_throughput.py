@@ -1,7 +1,8 @@
 """Sweep throughput: 16 seeds of the grokking MLP (p = 23, width 64, full batch) with the serial, pool (2
 workers) and vmap executors; prints runs per hour, the ratios to serial and the vmap peak memory.
 
-Each executor runs in a fresh child process (spawned, timed inside, after one-time imports) on an
+Each executor runs in a fresh child process with the whole machine (serial and vmap as torch
+threads, the pool as one single-threaded worker per core) (spawned, timed inside, after one-time imports) on an
 empty store, so none of them profits from another's warm caches. Targets (issue #3): vmap >= 5x serial, pool >= 1.6x serial
 on 2 cores. Numbers are noisy on a shared machine; rerun on an idle one before quoting them.
 
@@ -31,13 +32,16 @@ def specs(seeds: int, steps: int, width: int = 64, batch: int = 0):
     return [p["spec"] for p in plan(sweep)]
 
 
-def child(name: str, seeds: int, steps: int, width: int, batch: int, q: mp.Queue) -> None:
+def child(
+    name: str, seeds: int, steps: int, width: int, batch: int, threads: int, q: mp.Queue
+) -> None:
     import torch
 
     from genlab.store import Store
     from genlab.sweep import make_executor
 
-    torch.set_num_threads(1)  # one core each: the pool gets two, as many as the machine has
+    # every executor gets the whole machine: serial and vmap as threads, the pool as processes
+    torch.set_num_threads(1 if name == "pool" else threads)
     todo = specs(seeds, steps, width, batch)
     execute = make_executor(name, 2 if name == "pool" else None)
     # one-time imports outside the timing: the first torch.optim optimiser imports torch._dynamo
@@ -57,18 +61,25 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=500)
     ap.add_argument("--width", type=int, default=64, help="MLP hidden width (embeddings: 16)")
     ap.add_argument("--batch", type=int, default=0, help="minibatch size (0: full batch)")
+    ap.add_argument(
+        "--threads",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="torch threads of the serial and vmap processes (pool: 1 per worker)",
+    )
     args = ap.parse_args()
     ctx = mp.get_context("spawn")
     results = {}
     print(
         f"{args.seeds} seeds x {args.steps} steps, grokking MLP p=23 width {args.width} "
         f"(2 hidden layers, embed 16, "
-        f"{'batch ' + str(args.batch) if args.batch else 'full batch'}), {os.cpu_count()} cores, 1 torch thread/process"
+        f"{'batch ' + str(args.batch) if args.batch else 'full batch'}), {os.cpu_count()} cores, {args.threads} torch threads (pool: 1 per worker)"
     )
     for name in ("serial", "pool", "vmap"):
         q = ctx.Queue()
         proc = ctx.Process(
-            target=child, args=(name, args.seeds, args.steps, args.width, args.batch, q)
+            target=child,
+            args=(name, args.seeds, args.steps, args.width, args.batch, args.threads, q),
         )
         proc.start()
         res = q.get()
