@@ -58,6 +58,8 @@ def test_nan_loss_marks_the_run_diverged(store):
     row = store.run(result.run_id)
     assert row["status"] == "diverged" and "non-finite loss" in row["error"]
     assert f"at step {row['step']}" in row["error"]
+    again = run_spec(spec, store, progress=False)  # deterministic: not trained a second time
+    assert again.skipped and again.status == "diverged"
 
 
 def test_float64_runs(store):

@@ -127,13 +127,13 @@ def run_spec(
     progress: bool = True,
     on_eval: Callable[[int, Metrics], None] | None = None,
 ) -> RunResult:
-    """Train ``spec`` into ``store`` (or return at once if it is already done there)."""
+    """Train ``spec`` into ``store`` (or return at once if it is done or diverged there)."""
     run_id = spec.run_id
     status = store.status(run_id)
-    if status == "done":
+    if status in ("done", "diverged"):  # finished; training again would give the same numbers
         row = store.run(run_id)
-        return RunResult(run_id, "done", row["step"], row["wall_s"], row["summary"].get("final", {}),
-                         skipped=True)  # fmt: skip
+        return RunResult(run_id, status, row["step"], row["wall_s"],
+                         row["summary"].get("final", {}), skipped=True)  # fmt: skip
     if store.is_live(run_id):
         raise GenlabError(f"run {run_id} is being trained by another live process")
 
