@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated
 
@@ -103,8 +104,6 @@ def runs(store: StoreOpt = None, json_: JsonOpt = False) -> None:
         fail(exc)
     rows = []
     for r in df.itertuples():
-        import json
-
         spec = json.loads(r.spec)
         rows.append({
             "run_id": r.run_id, "status": r.status, "step": int(r.step), "wall_s": r.wall_s,
