@@ -83,6 +83,8 @@ def test_overrides_parse_toml_values_and_expand_params():
     assert out["optimizer"]["betas"] == [0.8, 0.9]
     assert out["model"]["name"] == "mlp"
     assert out["x"]["y"] == "word"
+    assert apply_overrides({}, ["batch_size=null"]) == {"batch_size": None}
+    assert load_run_spec("grokking", ["batch_size=null"]).batch_size is None  # full batch
     with pytest.raises(SpecError, match="must look like key.path=value"):
         apply_overrides({}, ["novalue"])
 

@@ -150,7 +150,10 @@ def load_spec_file(ref: str) -> dict[str, Any]:
 
 
 def parse_value(text: str) -> Any:
-    """A TOML literal (``3``, ``1e-3``, ``true``, ``[1, 2]``, ``"s"``), else the bare string."""
+    """A TOML literal (``3``, ``1e-3``, ``true``, ``[1, 2]``, ``"s"``), ``null`` for None (TOML
+    has none: ``batch_size=null`` is full batch), else the bare string."""
+    if text == "null":
+        return None
     try:
         return tomllib.loads(f"v = {text}")["v"]
     except tomllib.TOMLDecodeError:
