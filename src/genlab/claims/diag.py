@@ -366,19 +366,14 @@ class ConstrainedMargin(Claim):
         return ClaimResult(self.id, verdict, stat, evidence, df[[c for c in cols if c in df]])
 
     def figure(self, cfg: MarginZooConfig, metrics: pd.DataFrame, path: Path) -> Path | None:
-        from genlab.zoo.run import frame
+        from genlab.zoo.run import frame, scatter
 
         runs = pd.DataFrame({"run_id": metrics["run_id"].unique(), "status": "done"})
         df = frame(self.zoo(cfg), runs, metrics)
         names = [c for c in ("input_margin", f"{cfg.contender}_margin") if c in df]
         if df.empty or not names:
             return None
-        fig, axes = plt.subplots(1, len(names), figsize=(4.5 * len(names), 3.6), squeeze=False)
-        for ax, name in zip(axes[0], names, strict=True):
-            ax.scatter(df[name], df["gap"], s=18)
-            ax.set(xlabel=name, ylabel="gap (train - test accuracy)")
-        fig.suptitle(self.id)
-        return save_figure(fig, path)
+        return scatter(df, names, None, path, self.id)
 
 
 register(CoherenceRealVsRandom())

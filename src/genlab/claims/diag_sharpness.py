@@ -20,7 +20,6 @@ from typing import Any, Literal
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from pydantic import Field  # noqa: E402
@@ -28,7 +27,6 @@ from pydantic import Field  # noqa: E402
 from genlab.claims import register  # noqa: E402
 from genlab.claims.base import Claim, ClaimResult, Verdict  # noqa: E402
 from genlab.registry import Params  # noqa: E402
-from genlab.report.plots import save_figure
 from genlab.spec import RunSpec  # noqa: E402
 
 MEASURES = ("sam_sharpness", "asam_sharpness", "hessian_top_eig", "hessian_trace")
@@ -120,19 +118,14 @@ class SharpnessNotSufficient(Claim):
         return ClaimResult(self.id, verdict, stat, evidence, df[[c for c in cols if c in df]])
 
     def figure(self, cfg: SharpnessZooConfig, metrics: pd.DataFrame, path: Path) -> Path | None:
-        from genlab.zoo.run import frame
+        from genlab.zoo.run import frame, scatter
 
         runs = pd.DataFrame({"run_id": metrics["run_id"].unique(), "status": "done"})
         df = frame(self.zoo(cfg), runs, metrics)
         names = [c for c in MEASURES if c in df]
         if df.empty or not names:
             return None
-        fig, axes = plt.subplots(1, len(names), figsize=(3.6 * len(names), 3.4), squeeze=False)
-        for ax, name in zip(axes[0], names, strict=True):
-            ax.scatter(df[name], df["gap"], s=18)
-            ax.set(xlabel=name, ylabel="gap (train - test accuracy)")
-        fig.suptitle(self.id)
-        return save_figure(fig, path)
+        return scatter(df, names, None, path, self.id)
 
 
 register(SharpnessNotSufficient())

@@ -103,18 +103,20 @@ def frame(
 
 
 def scatter(
-    models: pd.DataFrame, names: list[str], table: pd.DataFrame, path: Path, title: str
+    models: pd.DataFrame, names: list[str], table: pd.DataFrame | None, path: Path, title: str
 ) -> Path:
-    """Gap against each measure of one probe, with tau and the CMI score in the panel titles."""
+    """Gap against each measure, with tau and the CMI score (from ``table``, if given) in the
+    panel titles."""
     names = [n for n in names if n in models.columns]
     cols = min(3, max(1, len(names)))
     rows = math.ceil(len(names) / cols) or 1
     fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3.3 * rows), squeeze=False)
-    stats = table.set_index("measure")
+    stats = table.set_index("measure") if table is not None else None
     for ax, name in zip(axes.flat, names, strict=False):
         ax.scatter(models[name], models["gap"], s=18)
-        tau, cmi = stats.loc[name, "tau"], stats.loc[name, "cmi"]
-        ax.set(xlabel=name, ylabel="gap (train - test acc)", title=f"tau={tau:.2f} cmi={cmi:.3f}")
+        ax.set(xlabel=name, ylabel="gap (train - test acc)")
+        if stats is not None:
+            ax.set_title(f"tau={stats.loc[name, 'tau']:.2f} cmi={stats.loc[name, 'cmi']:.3f}")
     for ax in list(axes.flat)[len(names) :]:
         ax.axis("off")
     fig.suptitle(title)
