@@ -21,22 +21,36 @@ def save_figure(fig: plt.Figure, path: str | Path, dpi: int = 110) -> Path:
     return path
 
 
+def _length(split: str) -> int | None:
+    """``test/len_017`` -> 17 (the per-length test splits of the length tasks); else None."""
+    name = split.rpartition("/")[2]
+    return int(name[4:]) if name.startswith("len_") and name[4:].isdigit() else None
+
+
 def plot_curves(metrics: pd.DataFrame, path: str | Path, title: str = "") -> Path:
     """Accuracy and loss per split against step on a log axis: the canonical grokking figure.
 
-    ``metrics`` is the store's long format (``step, split, metric, value``) for one run.
+    ``metrics`` is the store's long format (``step, split, metric, value``) for one run. Runs of
+    length tasks (splits ``test/len_NNN``) get a third panel instead of a line per length: the
+    length curve, sequence and token accuracy against test length at the last evaluation.
     """
     path = Path(path)
+    length = metrics["split"].map(_length)
+    by_length, metrics = metrics[length.notna()], metrics[length.isna()]
     panels = [m for m in ("accuracy", "loss") if m in set(metrics["metric"])]
     if not panels:
         raise ValueError("no accuracy or loss metrics to plot")
-    fig, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 4), squeeze=False)
+    extra = int(not by_length.empty)
+    fig, axes = plt.subplots(
+        1, len(panels) + extra, figsize=(5.5 * (len(panels) + extra), 4), squeeze=False
+    )
     data = metrics[metrics["step"] > 0]
-    for ax, metric in zip(axes[0], panels, strict=True):
+    for ax, metric in zip(axes[0], panels, strict=False):
         for split, df in data[data["metric"] == metric].groupby("split", sort=True):
             df = df.sort_values("step")
             label = "train batches (running mean)" if split == "optim" else split
-            ax.plot(df["step"], df["value"], label=label, lw=1.8)
+            marker = "o" if len(df) < 5 else None  # a lone evaluation still shows
+            ax.plot(df["step"], df["value"], label=label, lw=1.8, marker=marker, ms=4)
         ax.set_xscale("log")
         ax.set_xlabel("optimisation step")
         ax.set_ylabel(metric)
@@ -46,6 +60,20 @@ def plot_curves(metrics: pd.DataFrame, path: str | Path, title: str = "") -> Pat
             ax.set_ylim(-0.02, 1.02)
         ax.grid(alpha=0.3, which="both")
         ax.legend(frameon=False)
+    if extra:
+        _plot_length_curve(axes[0][-1], by_length)
     if title:
         fig.suptitle(title)
     return save_figure(fig, path, dpi=120)
+
+
+def _plot_length_curve(ax: plt.Axes, by_length: pd.DataFrame) -> None:
+    last = by_length[by_length["step"] == by_length["step"].max()]
+    last = last[last["metric"].isin(["accuracy", "token_accuracy"])]
+    for metric, df in last.groupby("metric", sort=True):
+        df = df.assign(length=df["split"].map(_length)).sort_values("length")
+        ax.plot(df["length"], df["value"], "o-", ms=3, label=metric)
+    ax.set(xlabel="test length", ylabel="accuracy at the last evaluation", ylim=(-0.02, 1.02))
+    ax.set_title(f"length curve (step {int(last['step'].max())})", fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.legend(frameon=False)
