@@ -33,6 +33,7 @@ def invoke(*args: str):
         (["claims", "run", "no.such.claim"], "unknown claim 'no.such.claim'"),
         (["claims", "run", "grokking.delayed_generalization", "--set", "seeds=1"], "claim.seeds"),
         (["claims", "run", "grokking.delayed_generalization", "--budget", "huge"], "budget"),
+        (["claims", "run", "grokking.linear", "-e", "fast"], "executor must be one of"),
     ],
 )
 def test_bad_input_exits_2_and_writes_nothing(tmp_path, args, message):
@@ -97,3 +98,14 @@ def test_claims_list_and_papers_json():
     p55 = next(p for p in papers if p["number"] == 55)
     assert "task:modular_arithmetic" in p55["components"]
     assert "grokking.delayed_generalization" in p55["claims"]
+
+
+def test_claims_run_with_the_pool_executor(tmp_path):
+    store = str(tmp_path / "store")
+    args = ["claims", "run", "grokking.linear", "--set", "d_ins=[100]", "--set", "seeds=2"]
+    result = invoke(*args, "--set", "weight_decays=[0.0]", "-e", "pool", "--store", store, "--json")
+    assert result.exit_code == 0, result.output
+    (doc,) = json.loads(result.output)
+    assert doc["verdict"] in ("reproduced", "not reproduced", "inconclusive")
+    runs = json.loads(invoke("runs", "--store", store, "--json").output)
+    assert {r["status"] for r in runs} == {"done"} and len(runs) == len(doc["run_ids"]) == 2

@@ -61,11 +61,18 @@ def run_claims(
         list[str] | None, typer.Option("--set", help="config override key=value (repeatable)")
     ] = None,
     store: StoreOpt = None,
+    executor: Annotated[
+        str, typer.Option("--executor", "-e", help="serial | pool | vmap | ray, for the runs")
+    ] = "serial",
+    workers: Annotated[
+        int | None, typer.Option("--workers", "-w", help="processes (pool) or CPUs (local ray)")
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bars")] = False,
     json_: JsonOpt = False,
 ) -> None:
     """Run claims and print their verdicts with evidence. Finished runs are reused."""
-    from genlab.claims.runner import run_claim
+    from genlab.claims.runner import run_claim, serial
+    from genlab.sweep import make_executor
 
     try:
         overrides = {}
@@ -74,6 +81,9 @@ def run_claims(
             if not sep:
                 raise SpecError(f"--set {item!r} must look like key=value")
             overrides[key.strip()] = parse_value(val.strip())
+        execute = make_executor(executor, workers)  # checks the options before any work
+        if executor == "serial":
+            execute = serial  # the claim runner's: a bad spec stops everything
         claims = _claims(claim_id, family)
         if not claims:
             raise SpecError(f"no claims in family {family!r}")
@@ -84,7 +94,8 @@ def run_claims(
         for c in claims:
             if not json_:
                 err.print(f"claim [bold]{c.id}[/] ({budget})")
-            results.append(run_claim(c, st, budget, overrides, progress=not (quiet or json_)))  # type: ignore[arg-type]
+            progress = not (quiet or json_)
+            results.append(run_claim(c, st, budget, overrides, progress, execute))  # type: ignore[arg-type]
     except GenlabError as exc:
         fail(exc)
     if json_:
