@@ -66,7 +66,7 @@ class Scratchpad(Claim):
     budgets = {
         "smoke": {"train_length": 4, "test_max": 8, "n_test_lengths": 2, "n_train": 300,
                   "n_test": 30, "d_model": 32, "steps": 100, "seeds": 1},
-        "full": {},
+        "full": {"n_layers": 3, "lr": 2e-3, "steps": 3000},  # what fits the scratchpad (val 0.91)
     }  # fmt: skip
 
     def specs(self, cfg: ScratchpadConfig) -> list[RunSpec]:
