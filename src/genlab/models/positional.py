@@ -128,6 +128,40 @@ class Rotary(PositionalEncoding):
         return self._turn(q, cos, sin), self._turn(k, cos, sin)
 
 
+class FIRE(PositionalEncoding):
+    """Functional interpolation for relative positions (FIRE; Li et al. 2023, used for addition by
+    Zhou et al., #42): head ``h`` adds ``b_h(i, j) = f(psi(i - j) / psi(max(L, i)))`` with
+    ``psi(x) = log(c x + 1)``, ``f`` a small MLP (1 -> ``hidden`` -> ReLU -> one output per head),
+    and learnable ``c`` (init 0.1) and threshold ``L`` (init 512), both used through ``abs``.
+
+    Dividing by ``psi(max(L, i))`` maps every query's distances into ``[0, 1]``, so the bias is
+    defined, and interpolates, at any length; below the threshold ``L`` it is a learned function
+    of the log-distance alone. ``i`` is the 0-based query position.
+    """
+
+    def __init__(
+        self,
+        d_model: int,
+        n_heads: int,
+        max_len: int,
+        hidden: int = 32,
+        c: float = 0.1,
+        threshold: float = 512.0,
+    ) -> None:
+        super().__init__(d_model, n_heads, max_len)
+        self.mlp = nn.Sequential(nn.Linear(1, hidden), nn.ReLU(), nn.Linear(hidden, n_heads))
+        self.c = nn.Parameter(torch.tensor(float(c)))
+        self.threshold = nn.Parameter(torch.tensor(float(threshold)))
+
+    def attention_bias(self, length: int) -> Tensor:
+        c = self.c.abs()
+        pos = torch.arange(length, device=self.c.device, dtype=self.c.dtype)
+        dist = (pos[:, None] - pos[None, :]).clamp(min=0)
+        norm = torch.log(c * torch.maximum(pos, self.threshold.abs()) + 1)  # (T,) per query
+        ratio = torch.log(c * dist + 1) / norm.clamp(min=1e-6)[:, None]
+        return self.mlp(ratio.unsqueeze(-1)).permute(2, 0, 1)  # (heads, T, T)
+
+
 POSITIONAL: dict[str, type[PositionalEncoding]] = {
     "none": PositionalEncoding,
     "learned": LearnedAbsolute,
@@ -135,4 +169,5 @@ POSITIONAL: dict[str, type[PositionalEncoding]] = {
     "t5": T5Relative,
     "alibi": ALiBi,
     "rope": Rotary,
+    "fire": FIRE,
 }

@@ -11,9 +11,22 @@ decoding's). Formats:
   by the operands and the sum (Zhou et al., #42). Each example uses a random run of consecutive
   hints from a pool of ``n_hints``, so every hint is seen in training at every index.
 
+Two chain-of-thought formats put intermediate steps between ``=`` and the answer; every chain
+token is scored, so the length accuracy (exact match of the whole target under teacher forcing)
+is exact match of chain and answer together, which equals greedy decoding's:
+
+- ``scratchpad`` (Nye et al.; Anil et al., #46): plain operands; one step per digit, least
+  significant first, ``a_i b_i c_i c_{i+1} s_i SEP`` (operand digits, carry in, then the two
+  digits of ``a_i + b_i + c_i``: carry out and sum digit); then ``ANS`` and the plain sum;
+- ``turing`` (Hou et al., #87): plain operands; ``n`` tape states, tape ``k`` a copy of tape
+  ``k - 1`` with the head marker moved one digit left in both operands, the carry replaced and
+  one more sum digit written: ``a' + b' BAR c s_{k-1}..s_0 SEP``; then ``ANS`` and the plain sum
+  (see ``seq_arith.turing_chain``). Chains grow as ``~2.5 n^2`` tokens.
+
 The length of an example is ``n`` (digits per operand); one test split per ``n`` above
 ``train_length``. Tokens: ``PAD`` 0, ``BLANK`` 1, ``=`` 2, ``EOS`` 3, ``+`` 4, digits 5-14,
-hints from 15.
+hints from 15; the chain formats use 15-18 for ``HEAD``, ``BAR``, ``SEP``, ``ANS`` instead
+(``seq_arith``).
 """
 
 from __future__ import annotations
@@ -26,15 +39,30 @@ from pydantic import Field, model_validator
 from genlab.losses import IGNORE
 from genlab.tasks import TASKS
 from genlab.tasks.base import Split, TaskData, TaskInfo
+from genlab.tasks.seq_arith import (
+    ANS,
+    CHAIN_FORMATS,
+    DIGIT,
+    EOS,
+    EQ,
+    HINT,
+    N_CHAIN_TOKENS,
+    OP,
+    SEP,
+    next_token,
+    plain,
+    render,
+    turing_chain,
+)
 from genlab.tasks.seq_common import LengthParams, length_splits, pack
 
-EQ, EOS, PLUS, DIGIT, HINT = 2, 3, 4, 5, 15
+PLUS = OP
 
 
 class AdditionParams(LengthParams):
     """Params of ``seq_addition``."""
 
-    format: Literal["plain", "reversed", "index_hints"] = "reversed"
+    format: Literal["plain", "reversed", "index_hints", "scratchpad", "turing"] = "reversed"
     train_length: int = Field(8, ge=1, le=1000, description="most digits per operand in training")
     test_min: int | None = Field(None, ge=1, description="fewest test digits; default train+1")
     test_max: int = Field(16, ge=2, le=1000)
@@ -53,25 +81,40 @@ class AdditionParams(LengthParams):
 
 def example(a: list[int], b: list[int], fmt: str, hint0: int = 0) -> tuple[list[int], list[int]]:
     """Tokens and next-token targets of ``a + b`` (digit lists, least significant first)."""
+    if fmt in CHAIN_FORMATS:
+        return chain_example(a, b, fmt)
     n = len(a)
     carry, s = 0, []
     for i in range(n):
         carry, d = divmod(a[i] + b[i] + carry, 10)
         s.append(d)
     s.append(carry)
-
-    def render(digits: list[int]) -> list[int]:
-        if fmt == "plain":
-            return [DIGIT + d for d in digits[::-1]]
-        if fmt == "reversed":
-            return [DIGIT + d for d in digits]
-        return [t for i, d in enumerate(digits) for t in (HINT + hint0 + i, DIGIT + d)]
-
-    prompt = render(a) + [PLUS] + render(b) + [EQ]
-    answer = render(s)
+    prompt = render(a, fmt, hint0) + [PLUS] + render(b, fmt, hint0) + [EQ]
+    answer = render(s, fmt, hint0)
     x = prompt + answer
     y = [IGNORE] * (len(prompt) - 1) + answer + [EOS]
     return x, y
+
+
+def chain_example(a: list[int], b: list[int], fmt: str) -> tuple[list[int], list[int]]:
+    """``a + b`` with a scratchpad (#46) or a Turing program (#87) before the plain sum."""
+
+    def step(i: int, carry: int) -> tuple[int, int]:
+        c, d = divmod(a[i] + b[i] + carry, 10)
+        return d, c
+
+    prompt = plain(a) + [PLUS] + plain(b) + [EQ]
+    if fmt == "turing":
+        chain, s = turing_chain([a, b], step, (True, True))
+    else:
+        chain, carry, s = [], 0, []
+        for i in range(len(a)):
+            d, c = step(i, carry)
+            chain += [DIGIT + a[i], DIGIT + b[i], DIGIT + carry, DIGIT + c, DIGIT + d, SEP]
+            s.append(d)
+            carry = c
+        s.append(carry)
+    return next_token(prompt, chain + [ANS] + plain(s))
 
 
 def _split(p: AdditionParams, rng: np.random.Generator, lengths: np.ndarray, meta: dict) -> Split:
@@ -84,9 +127,9 @@ def _split(p: AdditionParams, rng: np.random.Generator, lengths: np.ndarray, met
     return pack([r[0] for r in rows], [r[1] for r in rows], meta)
 
 
-@TASKS.register("seq_addition", AdditionParams, papers=(42, 37), family="length")
+@TASKS.register("seq_addition", AdditionParams, papers=(42, 37, 46, 87), family="length")
 def seq_addition(params: AdditionParams, data_seed: int) -> TaskData:
-    """n-digit addition, plain / reversed / index-hint formats (Zhou et al., #42)."""
+    """n-digit addition: plain / reversed / index-hint (#42), scratchpad (#46), Turing (#87)."""
     rng = np.random.default_rng(data_seed)
     train, val, test = length_splits(
         params,
@@ -96,6 +139,8 @@ def seq_addition(params: AdditionParams, data_seed: int) -> TaskData:
     )
     longest = max(s.x.shape[1] for s in [*train.values(), *test.values()])
     n_tokens = HINT + (params.n_hints or 2 * (params.test_max + 1))
+    if params.format in CHAIN_FORMATS:  # no hints; HEAD, BAR, SEP, ANS instead
+        n_tokens = N_CHAIN_TOKENS
     info = TaskInfo(
         kind="sequence",
         n_outputs=n_tokens,
