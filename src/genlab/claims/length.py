@@ -33,7 +33,7 @@ from genlab.tasks.formal_generators import FORMAL_TASKS  # noqa: E402
 from genlab.tasks.formal_language import FormalName  # noqa: E402
 
 Arch = Literal["rnn", "lstm", "stack_rnn", "tape_rnn", "transformer"]
-PE = Literal["none", "t5", "learned", "alibi", "rope", "sinusoidal"]
+PE = Literal["none", "t5", "learned", "alibi", "rope", "sinusoidal", "fire"]
 PROBES = [{"name": "accuracy"}, {"name": "length_accuracy"}]
 
 
@@ -425,7 +425,7 @@ class AdditionConfig(ExtrapolationBudget):
     formats: list[Literal["plain", "reversed", "index_hints"]] = Field(
         default_factory=lambda: ["plain", "reversed", "index_hints"]
     )
-    positional: PE = Field("none", description="the paper's best are FIRE and NoPE; FIRE is absent")
+    positional: PE = Field("none", description="the paper's best are FIRE (`fire`) and NoPE")
     train_length: int = Field(5, ge=1, description="most digits per operand in training")
     test_max: int = Field(10, ge=2)
     n_test_lengths: int = Field(3, ge=1)

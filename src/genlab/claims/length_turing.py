@@ -30,6 +30,7 @@ from genlab.analysis.stats import mean_ci
 from genlab.claims import register
 from genlab.claims.base import Claim, ClaimResult, Verdict
 from genlab.claims.length import (
+    PE,
     ExtrapolationBudget,
     curves_from,
     final_metrics,
@@ -45,7 +46,7 @@ class TuringConfig(ExtrapolationBudget):
     """Formats, model and budget of ``length.turing_programs``."""
 
     direct: Literal["plain", "reversed"] = Field("reversed", description="the baseline format")
-    positional: Literal["alibi", "fire", "none", "t5", "rope", "learned"] = Field(
+    positional: PE = Field(
         "fire", description="Hou et al. use Hard-ALiBi, absent here; FIRE fitted best"
     )
     train_length: int = Field(4, ge=1, description="most digits per operand in training")
