@@ -12,6 +12,7 @@ fixed below, before any run, from the papers' abstracts and the issue.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -85,7 +86,8 @@ def plot_length_curves(
     """One panel per ``panel`` value, one line per ``line`` value: ``metric`` against length."""
     panels = list(dict.fromkeys(curves["panel"]))
     color = {line: f"C{i}" for i, line in enumerate(dict.fromkeys(curves["line"]))}
-    fig, axes = plt.subplots(1, len(panels), figsize=(3.2 * len(panels), 3.2), squeeze=False)
+    width = max(5.0, 3.2 * len(panels))  # room for the title above a single panel
+    fig, axes = plt.subplots(1, len(panels), figsize=(width, 3.4), squeeze=False)
     for ax, panel in zip(axes[0], panels, strict=True):
         d = curves[curves["panel"] == panel]
         for line, g in d.groupby("line", sort=False):
@@ -111,12 +113,34 @@ def curves_from(final: pd.DataFrame, panel: str, line: str) -> pd.DataFrame:
     return wide
 
 
-def ood_table(final: pd.DataFrame) -> pd.DataFrame:
-    """Per run: out-of-range accuracy, token accuracy and status."""
+def ood_table(final: pd.DataFrame, task_keys: tuple[str, ...] = ()) -> pd.DataFrame:
+    """Per run: out-of-range accuracy, token accuracy, status, seed and the task params named
+    in ``task_keys`` (the arms a claim compares)."""
     d = final[final["split"] == OUT_OF_RANGE]
     wide = d.pivot_table(index="run_id", columns="metric", values="value")
-    status = final.drop_duplicates("run_id").set_index("run_id")["status"]
-    return wide.reindex(status.index).assign(status=status)
+    labels = final.drop_duplicates("run_id").set_index("run_id")
+    wide = wide.reindex(labels.index).assign(status=labels["status"], seed=labels["seed"])
+    for key in task_keys:
+        wide[key] = labels["task"].map(lambda t, key=key: t[key])
+    return wide
+
+
+def arm_figure(
+    specs: list[RunSpec],
+    metrics: pd.DataFrame,
+    path: Path,
+    title: str,
+    train_length: int,
+    arm: Callable[[dict[str, Any]], str],
+    panel: str,
+) -> Path | None:
+    """Length curves of one panel, a line per arm (``arm`` of a run's task params)."""
+    final = final_metrics(spec_rows(specs), metrics)
+    if final.empty:
+        return None
+    final["arm"] = final["task"].map(arm)
+    final["panel"] = panel
+    return plot_length_curves(curves_from(final, "panel", "arm"), path, title, train_length)
 
 
 # ---- length.chomsky ---------------------------------------------------------------------------
@@ -373,11 +397,9 @@ class NoPE(Claim):
 
     def judge(self, cfg: NoPEConfig, runs: pd.DataFrame, metrics: pd.DataFrame) -> ClaimResult:
         final = final_metrics(runs, metrics)
-        table = ood_table(final)
+        table = ood_table(final, ("op",))
         labels = final.drop_duplicates("run_id").set_index("run_id")
-        table["op"] = labels["task"].map(lambda t: t["op"])
         table["positional"] = labels["model"].map(lambda m: m["params"]["positional"])
-        table["seed"] = labels["seed"]
         score = {pe: mean_ci(table.loc[table["positional"] == pe, "accuracy"].tolist())
                  for pe in cfg.positionals}  # fmt: skip
         ours = min(score["none"]["mean"], score["t5"]["mean"])
@@ -479,11 +501,7 @@ class AdditionFormat(Claim):
         return out
 
     def judge(self, cfg: AdditionConfig, runs: pd.DataFrame, metrics: pd.DataFrame) -> ClaimResult:
-        final = final_metrics(runs, metrics)
-        table = ood_table(final)
-        labels = final.drop_duplicates("run_id").set_index("run_id")
-        table["format"] = labels["task"].map(lambda t: t["format"])
-        table["seed"] = labels["seed"]
+        table = ood_table(final_metrics(runs, metrics), ("format",))
         score = {f: mean_ci(table.loc[table["format"] == f, "accuracy"].tolist())
                  for f in cfg.formats}  # fmt: skip
         hints, plain = score["index_hints"]["mean"], score["plain"]["mean"]
@@ -504,14 +522,8 @@ class AdditionFormat(Claim):
         return ClaimResult(self.id, verdict, stat, evidence, table.reset_index())
 
     def figure(self, cfg: AdditionConfig, metrics: pd.DataFrame, path: Path) -> Path | None:
-        final = final_metrics(spec_rows(self.specs(cfg)), metrics)
-        if final.empty:
-            return None
-        final["fmt"] = final["task"].map(lambda t: t["format"])
-        final["panel"] = "addition"
-        curves = curves_from(final, "panel", "fmt")
-        return plot_length_curves(curves, path, f"{self.id}: exact match by operand length",
-                                  cfg.train_length)  # fmt: skip
+        return arm_figure(self.specs(cfg), metrics, path, f"{self.id}: exact match by operand "
+                          "length", cfg.train_length, lambda t: t["format"], "addition")  # fmt: skip
 
 
 register(AdditionFormat())

@@ -28,10 +28,9 @@ from genlab.claims import register  # noqa: E402
 from genlab.claims.base import Claim, ClaimResult, Verdict  # noqa: E402
 from genlab.claims.length import (  # noqa: E402
     PE,
-    curves_from,
+    arm_figure,
     final_metrics,
     ood_table,
-    plot_length_curves,
     run_spec_dict,
     spec_rows,
 )
@@ -110,11 +109,8 @@ class TaskHinting(Claim):
         return out
 
     def judge(self, cfg: HintConfig, runs: pd.DataFrame, metrics: pd.DataFrame) -> ClaimResult:
-        final = final_metrics(runs, metrics)
-        table = ood_table(final)
-        labels = final.drop_duplicates("run_id").set_index("run_id")
-        table["hint"] = labels["task"].map(lambda t: bool(t["hint"]))
-        table["seed"] = labels["seed"]
+        table = ood_table(final_metrics(runs, metrics), ("hint",))
+        table["hint"] = table["hint"].astype(bool)
         score = {h: mean_ci(table.loc[table["hint"] == h, "accuracy"].tolist())
                  for h in (False, True)}  # fmt: skip
         hint, alone = score[True]["mean"], score[False]["mean"]
@@ -138,16 +134,11 @@ class TaskHinting(Claim):
         return ClaimResult(self.id, verdict, stat, evidence, table.reset_index())
 
     def figure(self, cfg: HintConfig, metrics: pd.DataFrame, path: Path) -> Path | None:
-        final = final_metrics(spec_rows(self.specs(cfg)), metrics)
-        if final.empty:
-            return None
-        final["arm"] = final["task"].map(
-            lambda t: f"+ {t['hint_task']} hint" if t["hint"] else "sorting alone"
-        )
-        final["panel"] = "sort"
-        curves = curves_from(final, "panel", "arm")
-        return plot_length_curves(curves, path, f"{self.id}: exact match by test length",
-                                  cfg.train_length)  # fmt: skip
+        def arm(t: dict) -> str:
+            return f"+ {t['hint_task']} hint" if t["hint"] else "sorting alone"
+
+        return arm_figure(self.specs(cfg), metrics, path,
+                          f"{self.id}: exact match by test length", cfg.train_length, arm, "sort")  # fmt: skip
 
 
 register(TaskHinting())

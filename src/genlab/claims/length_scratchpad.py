@@ -23,12 +23,10 @@ from genlab.claims.base import Claim, ClaimResult, Verdict
 from genlab.claims.length import (
     PE,
     ExtrapolationBudget,
-    curves_from,
+    arm_figure,
     final_metrics,
     ood_table,
-    plot_length_curves,
     run_spec_dict,
-    spec_rows,
 )
 from genlab.spec import RunSpec, parse_spec
 
@@ -87,10 +85,7 @@ class Scratchpad(Claim):
         self, cfg: ScratchpadConfig, runs: pd.DataFrame, metrics: pd.DataFrame
     ) -> ClaimResult:
         final = final_metrics(runs, metrics)
-        table = ood_table(final)
-        labels = final.drop_duplicates("run_id").set_index("run_id")
-        table["format"] = labels["task"].map(lambda t: t["format"])
-        table["seed"] = labels["seed"]
+        table = ood_table(final, ("format",))
         val = final[(final["split"] == "val/main") & (final["metric"] == "accuracy")]
         table["val_accuracy"] = val.set_index("run_id")["value"].reindex(table.index)
         table["above_chance"] = [  # floored at 0: an untrained model misses even EOS
@@ -130,14 +125,8 @@ class Scratchpad(Claim):
         return ClaimResult(self.id, verdict, stat, evidence, table.reset_index())
 
     def figure(self, cfg: ScratchpadConfig, metrics: pd.DataFrame, path: Path) -> Path | None:
-        final = final_metrics(spec_rows(self.specs(cfg)), metrics)
-        if final.empty:
-            return None
-        final["format"] = final["task"].map(lambda t: t["format"])
-        final["panel"] = "parity"
-        curves = curves_from(final, "panel", "format")
-        return plot_length_curves(curves, path, f"{self.id}: exact match by number of bits",
-                                  cfg.train_length)  # fmt: skip
+        return arm_figure(self.specs(cfg), metrics, path, f"{self.id}: exact match by number "
+                          "of bits", cfg.train_length, lambda t: t["format"], "parity")  # fmt: skip
 
 
 register(Scratchpad())

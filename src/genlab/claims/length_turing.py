@@ -32,12 +32,10 @@ from genlab.claims.base import Claim, ClaimResult, Verdict
 from genlab.claims.length import (
     PE,
     ExtrapolationBudget,
-    curves_from,
+    arm_figure,
     final_metrics,
     ood_table,
-    plot_length_curves,
     run_spec_dict,
-    spec_rows,
 )
 from genlab.spec import RunSpec, parse_spec
 
@@ -111,10 +109,7 @@ class TuringPrograms(Claim):
         final = final_metrics(runs, metrics)
         if final.empty:
             return ClaimResult(self.id, "inconclusive", {}, "No finished runs to judge.", final)
-        table = ood_table(final)
-        labels = final.drop_duplicates("run_id").set_index("run_id")
-        table["format"] = labels["task"].map(lambda t: t["format"])
-        table["seed"] = labels["seed"]
+        table = ood_table(final, ("format",))
         fmts = ("turing", cfg.direct)
         score = {f: mean_ci(table.loc[table["format"] == f, "accuracy"].dropna().tolist())
                  for f in fmts}  # fmt: skip
@@ -136,14 +131,8 @@ class TuringPrograms(Claim):
         return ClaimResult(self.id, verdict, stat, evidence, table.reset_index())
 
     def figure(self, cfg: TuringConfig, metrics: pd.DataFrame, path: Path) -> Path | None:
-        final = final_metrics(spec_rows(self.specs(cfg)), metrics)
-        if final.empty:
-            return None
-        final["fmt"] = final["task"].map(lambda t: t["format"])
-        final["panel"] = "addition"
-        curves = curves_from(final, "panel", "fmt")
-        return plot_length_curves(curves, path, f"{self.id}: exact match by operand length",
-                                  cfg.train_length)  # fmt: skip
+        return arm_figure(self.specs(cfg), metrics, path, f"{self.id}: exact match by operand "
+                          "length", cfg.train_length, lambda t: t["format"], "addition")  # fmt: skip
 
 
 register(TuringPrograms())
