@@ -20,8 +20,6 @@ from genlab.probes.complexity import (
 )
 from genlab.tasks import TASKS
 
-torch.set_num_threads(1)
-
 
 def test_lz76_known_parsings():
     # Kaspar & Schuster's example: 0 | 001 | 10 | 100 | 1000 | 101

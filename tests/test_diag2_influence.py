@@ -13,8 +13,6 @@ from genlab.probes import PROBES, EvalContext
 from genlab.probes.influence import ggn_influence, ggn_self_influence, tracin, tracin_self
 from genlab.tasks import TASKS
 
-torch.set_num_threads(1)
-
 
 def tiny(seed: int = 0) -> nn.Module:
     torch.manual_seed(seed)

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import torch
-
 from genlab.claims.diag import digits_spec
 from genlab.engine import run_spec
 from genlab.store import Store
-
-torch.set_num_threads(1)
 
 
 def test_probes_in_a_run(tmp_path):

@@ -5,15 +5,12 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-import torch
 
 from genlab.claims import CLAIMS
 from genlab.claims.diag_sharpness import MEASURES
 from genlab.claims.runner import run_claim
 from genlab.errors import SpecError
 from genlab.store import Store
-
-torch.set_num_threads(1)
 
 TINY = {"size": 4, "steps": 30, "train_size": 100, "max_samples": 32, "power_iters": 3,
         "hutchinson": 2, "vary": {"width": [8, 32], "label_noise": [0.0, 0.3]}}  # fmt: skip

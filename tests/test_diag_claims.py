@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-import torch
 
 from genlab.claims import CLAIMS
 from genlab.claims.runner import run_claim
 from genlab.errors import SpecError
 from genlab.store import Store
-
-torch.set_num_threads(1)
 
 TINY_COHERENCE = {"seeds": 3, "train_size": 400, "width": 32, "steps": 40, "early_steps": 40,
                   "max_samples": 400, "every": 10}  # fmt: skip

@@ -13,8 +13,6 @@ from genlab.models import MODELS
 from genlab.spec import parse_spec
 from genlab.tasks import TASKS
 
-torch.set_num_threads(1)
-
 
 def build(**kw):
     e = TASKS.get("digits")

@@ -16,8 +16,6 @@ from genlab.probes.margins import deepfool_distance, principal_basis
 from genlab.probes.sharpness import SharpnessParams, _Loss, sharpness_measures
 from genlab.tasks import TASKS
 
-torch.set_num_threads(1)
-
 
 @pytest.fixture(scope="module")
 def setup():

@@ -5,14 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-import torch
 from typer.testing import CliRunner
 
 from genlab.cli import app
 from genlab.store import Store
 from genlab.zoo import ZooConfig, cmi_score, kendall_tau, rank_measures, run_zoo, zoo_specs
 
-torch.set_num_threads(1)
 runner = CliRunner()
 
 

@@ -7,20 +7,11 @@ import math
 
 import pandas as pd
 import pytest
-import torch
 
 from genlab.claims import CLAIMS
 from genlab.claims.runner import run_claim
 from genlab.errors import SpecError
 from genlab.store import Store
-
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
 
 
 def claim(cid: str):  # noqa: ANN201

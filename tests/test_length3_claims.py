@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-import torch
 
 from genlab.claims import CLAIMS
 from genlab.claims.runner import run_claim
@@ -12,14 +11,6 @@ from genlab.errors import SpecError
 from genlab.store import Store
 
 CLAIM = CLAIMS.get("length.turing_programs").obj
-
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
 
 
 def frames(turing: list[float], direct: list[float]) -> tuple[object, pd.DataFrame, pd.DataFrame]:

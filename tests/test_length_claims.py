@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-import torch
 
 from genlab.claims import CLAIMS
 from genlab.claims.length import judged_expectation, paper_solved
@@ -24,14 +23,6 @@ TINY_CHOMSKY = {
 }
 TINY_NOPE = {"train_length": 3, "test_max": 6, "n_test_lengths": 2, "n_train": 50, "n_test": 20,
              "d_model": 16, "ops": ["copy"]}  # fmt: skip
-
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
 
 
 def test_length_claims_are_registered() -> None:

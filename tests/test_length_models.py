@@ -21,15 +21,6 @@ INFO = TaskInfo(kind="sequence", n_outputs=3, vocab_size=6, seq_len=8,
 ARCHS = ["rnn", "lstm", "stack_rnn", "tape_rnn"]
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    """Small models run fastest on one thread when the cores are shared."""
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
-
-
 def build(name: str, info: TaskInfo = INFO, **params) -> torch.nn.Module:
     entry = MODELS.get(name)
     torch.manual_seed(0)

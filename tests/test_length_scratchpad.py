@@ -99,7 +99,6 @@ def test_a_format_that_does_not_fit_makes_it_inconclusive() -> None:
 
 
 def test_untrained_is_inconclusive(tmp_path) -> None:
-    torch.set_num_threads(1)
     res = run_claim(CLAIM, Store(tmp_path / "s"), "smoke", overrides={"steps": 1}, progress=False)
     assert res.verdict == "inconclusive" and "did not fit" in res.evidence
     assert res.figure is not None and res.figure.exists()
@@ -108,7 +107,6 @@ def test_untrained_is_inconclusive(tmp_path) -> None:
 def test_learned_positions_fit_but_do_not_extrapolate_so_not_reproduced(tmp_path) -> None:
     """Absolute positions beyond the training lengths were never trained: both formats fit
     lengths <= 3 and fail beyond them, so the scratchpad gains nothing."""
-    torch.set_num_threads(1)
     overrides = {"positional": "learned", "train_length": 3, "test_max": 6, "steps": 300,
                  "lr": 3e-3}  # fmt: skip
     res = run_claim(CLAIM, Store(tmp_path / "s"), "smoke", overrides=overrides, progress=False)
