@@ -24,11 +24,11 @@ implemented.
 from __future__ import annotations
 
 import torch
-from pydantic import Field, field_validator
+from pydantic import Field
 from torch import Tensor, nn
 
 from genlab.models import MODELS
-from genlab.models.positional import POSITIONAL
+from genlab.models.positional import POSITIONAL, PositionalName
 from genlab.models.transformer import Block, TransformerParams
 from genlab.registry import Params
 from genlab.tasks.base import TaskInfo
@@ -41,7 +41,7 @@ class LoopedParams(Params):
     n_heads: int = Field(4, ge=1)
     n_blocks: int = Field(1, ge=1, le=16, description="blocks in the weight-tied group")
     d_mlp: int | None = Field(None, ge=1, description="MLP width; default 4 * d_model")
-    positional: str = Field("t5", description="positional encoding (see positional.py)")
+    positional: PositionalName = Field("t5", description="positional encoding (see positional.py)")
     max_len: int | None = Field(None, ge=1, description="longest input; default the task's")
     adaptive: bool = Field(True, description="loops from the task's step tokens in each input")
     loops_per_step: int = Field(2, ge=1, le=16, description="loops per step token (adaptive)")
@@ -49,13 +49,6 @@ class LoopedParams(Params):
     loops: int = Field(4, ge=1, le=256, description="fixed loops (not adaptive)")
     max_loops: int = Field(64, ge=1, le=1024, description="cap on the adaptive loop count")
     input_injection: bool = Field(True, description="add the embedded input before each loop")
-
-    @field_validator("positional")
-    @classmethod
-    def _known_positional(cls, v: str) -> str:
-        if v not in POSITIONAL:
-            raise ValueError(f"unknown positional encoding {v!r}; allowed: {', '.join(POSITIONAL)}")
-        return v
 
 
 class LoopedTransformer(nn.Module):

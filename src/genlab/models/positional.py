@@ -9,8 +9,10 @@ model spec may use to the classes; Kazemnejad et al. (2023, catalogue #100) comp
 from __future__ import annotations
 
 import math
+from typing import Annotated
 
 import torch
+from pydantic import AfterValidator
 from torch import Tensor, nn
 
 
@@ -171,3 +173,13 @@ POSITIONAL: dict[str, type[PositionalEncoding]] = {
     "rope": Rotary,
     "fire": FIRE,
 }
+
+
+def known_positional(name: str) -> str:
+    """Validate a positional-encoding name against ``POSITIONAL``."""
+    if name not in POSITIONAL:
+        raise ValueError(f"unknown positional encoding {name!r}; allowed: {', '.join(POSITIONAL)}")
+    return name
+
+
+PositionalName = Annotated[str, AfterValidator(known_positional)]

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
-from pydantic import Field, field_validator
+from pydantic import Field
 from torch import Tensor, nn
 
 from genlab.models import MODELS
-from genlab.models.positional import POSITIONAL, PositionalEncoding
+from genlab.models.positional import POSITIONAL, PositionalEncoding, PositionalName
 from genlab.registry import Params
 from genlab.tasks.base import TaskInfo
 
@@ -27,16 +27,9 @@ class TransformerParams(Params):
     n_heads: int = Field(4, ge=1)
     d_mlp: int | None = Field(None, ge=1, description="MLP width; default 4 * d_model")
     dropout: float = Field(0.0, ge=0, lt=1)
-    positional: str = Field("learned", description="positional encoding")
+    positional: PositionalName = Field("learned", description="positional encoding")
     max_len: int | None = Field(None, ge=1, description="longest input; default the task's")
     layer_norm: bool = True
-
-    @field_validator("positional")
-    @classmethod
-    def _known_positional(cls, v: str) -> str:
-        if v not in POSITIONAL:
-            raise ValueError(f"unknown positional encoding {v!r}; allowed: {', '.join(POSITIONAL)}")
-        return v
 
 
 class Attention(nn.Module):
