@@ -125,6 +125,28 @@ def ood_table(final: pd.DataFrame, task_keys: tuple[str, ...] = ()) -> pd.DataFr
     return wide
 
 
+def fit_check(
+    final: pd.DataFrame,
+    table: pd.DataFrame,
+    key: str,
+    arms: tuple[str, ...],
+    level: float,
+    what: str = "lengths",
+) -> tuple[pd.Series, list[str], str]:
+    """The precondition of the two-arm claims: mean in-distribution (val) exact match per arm
+    (also written to ``table["val_accuracy"]``), the arms below ``level``, and the evidence
+    sentence. An arm that has not learned the training range says nothing about extrapolation."""
+    val = final[(final["split"] == "val/main") & (final["metric"] == "accuracy")]
+    table["val_accuracy"] = val.set_index("run_id")["value"].reindex(table.index)
+    fit = table.groupby(key)["val_accuracy"].mean().reindex(list(arms))
+    unfit = [a for a, v in fit.items() if not v >= level]
+    text = "In-distribution (val) exact match: " + ", ".join(f"{a} {v:.3f}" for a, v in fit.items())
+    if unfit:
+        return fit, unfit, (f"{text}; {', '.join(unfit)} did not fit the training {what} "
+                            f"(< {level}), so extrapolation cannot be judged: train longer.")  # fmt: skip
+    return fit, unfit, text + "."
+
+
 def arm_figure(
     specs: list[RunSpec],
     metrics: pd.DataFrame,

@@ -29,6 +29,7 @@ from genlab.claims.length import (
     ExtrapolationBudget,
     curves_from,
     final_metrics,
+    fit_check,
     ood_table,
     plot_length_curves,
     run_spec_dict,
@@ -126,13 +127,10 @@ class LoopedDepth(Claim):
         table = ood_table(final)
         labels = final.drop_duplicates("run_id").set_index("run_id")
         table["arm"] = labels["model"].map(lambda m: m["name"]).reindex(table.index)
-        val = final[(final["split"] == "val/main") & (final["metric"] == "accuracy")]
-        table["val_accuracy"] = val.set_index("run_id")["value"].reindex(table.index)
+        fit, unfit, fit_text = fit_check(final, table, "arm", ARMS, self.FIT, "depths")
         score = {a: mean_ci(table.loc[table["arm"] == a, "accuracy"].dropna().tolist())
                  for a in ARMS}  # fmt: skip
         tok = {a: float(table.loc[table["arm"] == a, "token_accuracy"].mean()) for a in ARMS}
-        fit = table.groupby("arm")["val_accuracy"].mean().reindex(list(ARMS))
-        unfit = [a for a, v in fit.items() if not v >= self.FIT]
         looped, base = score["looped_transformer"]["mean"], score["transformer"]["mean"]
         verdict = self.verdict(looped, base, unfit)
         stat = {f"ood_accuracy_{a}": s["mean"] for a, s in score.items()}
@@ -147,14 +145,7 @@ class LoopedDepth(Claim):
             f"{''.join(cfg.ops)}, train depth <= {cfg.train_length}, test to {cfg.test_max}, "
             f"positional {cfg.positional}, {cfg.steps} steps): {text}; gap {looped - base:+.3f}. "
             f"Needs looped >= {self.LOOPED_OK} and gap >= {self.GAP_OK} (not reproduced at gap "
-            f"<= {self.GAP_FAIL}). In-distribution (val) exact match: "
-            + ", ".join(f"{a} {v:.3f}" for a, v in fit.items())
-            + (
-                f"; {', '.join(unfit)} did not fit the training depths (< {self.FIT}), so "
-                "extrapolation cannot be judged: train longer."
-                if unfit
-                else "."
-            )
+            f"<= {self.GAP_FAIL}). {fit_text}"
         )
         return ClaimResult(self.id, verdict, stat, evidence, table.reset_index())
 

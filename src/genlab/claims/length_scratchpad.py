@@ -25,6 +25,7 @@ from genlab.claims.length import (
     ExtrapolationBudget,
     arm_figure,
     final_metrics,
+    fit_check,
     ood_table,
     run_spec_dict,
 )
@@ -86,8 +87,7 @@ class Scratchpad(Claim):
     ) -> ClaimResult:
         final = final_metrics(runs, metrics)
         table = ood_table(final, ("format",))
-        val = final[(final["split"] == "val/main") & (final["metric"] == "accuracy")]
-        table["val_accuracy"] = val.set_index("run_id")["value"].reindex(table.index)
+        fit, unfit, fit_text = fit_check(final, table, "format", self.FORMATS, self.FIT)
         table["above_chance"] = [  # floored at 0: an untrained model misses even EOS
             max(0.0, (a - CHANCE[f]) / (1 - CHANCE[f]))
             for a, f in zip(table["accuracy"], table["format"], strict=True)
@@ -96,8 +96,6 @@ class Scratchpad(Claim):
                  for f in self.FORMATS}  # fmt: skip
         direct, pad = score["direct"]["mean"], score["scratchpad"]["mean"]
         gain = pad - direct
-        fit = table.groupby("format")["val_accuracy"].mean().reindex(list(self.FORMATS))
-        unfit = [f for f, v in fit.items() if not v >= self.FIT]
         verdict: Verdict = (
             "inconclusive" if gain != gain or unfit
             else "reproduced" if direct <= self.DIRECT_FAILS and gain >= self.GAIN
@@ -113,14 +111,7 @@ class Scratchpad(Claim):
             f"Out-of-range exact match above chance, mean ± std over {cfg.seeds} seed(s) (train "
             f"<= {cfg.train_length} bits, test to {cfg.test_max}, positional {cfg.positional}): "
             f"{text}; scratchpad gain {gain:+.3f}. Needs direct <= {self.DIRECT_FAILS} and gain "
-            f">= {self.GAIN}. In-distribution (val) exact match: "
-            + ", ".join(f"{f} {v:.3f}" for f, v in fit.items())
-            + (
-                f"; {', '.join(unfit)} did not fit the training lengths (< {self.FIT}), so "
-                "extrapolation cannot be judged: train longer."
-                if unfit
-                else "."
-            )
+            f">= {self.GAIN}. {fit_text}"
         )
         return ClaimResult(self.id, verdict, stat, evidence, table.reset_index())
 
