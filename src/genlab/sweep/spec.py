@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from genlab.design import Design
 from genlab.errors import SpecError
 from genlab.registry import format_validation_error
 from genlab.spec import RunSpec, load_spec_file, parse_spec, parse_value, set_path
@@ -224,21 +225,9 @@ class SweepSpec(BaseModel):
                 parse_spec(set_path(base, axis, value))
             except SpecError as exc:
                 raise SpecError(f"axis {axis!r}: {exc}") from None
-        out: list[tuple[dict[str, Any], RunSpec]] = []
-        seen: set[str] = set()
-        for point in self.points():
-            data = base
-            for axis, value in point.items():
-                data = set_path(data, axis, value)
-            for ds in self.data_seeds or [None]:
-                for seed in self.seeds:
-                    d = {**data, "seed": seed, "data_seed": seed if ds is None else ds}
-                    spec = parse_spec(d)
-                    if spec.run_id in seen:
-                        continue
-                    seen.add(spec.run_id)
-                    out.append(({**point, "seed": seed, "data_seed": d["data_seed"]}, spec))
-        return out
+        rows = [(point, point) for point in self.points()]
+        design = Design(base, rows=rows, seeds=self.seeds, data_seeds=self.data_seeds)
+        return [(arm.labels, arm.spec) for arm in design.expand()]
 
     @property
     def sweep_id(self) -> str:
