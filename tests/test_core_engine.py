@@ -10,6 +10,7 @@ import time
 
 import pandas as pd
 import pytest
+import torch
 
 from genlab.engine import run_spec
 from genlab.errors import SpecError
@@ -62,9 +63,17 @@ def test_nan_loss_marks_the_run_diverged(store):
     assert again.skipped and again.status == "diverged"
 
 
-def test_float64_runs(store):
+def test_float64_runs_in_float64(store):
     spec = load_run_spec("grokking", [*TINY, 'dtype="float64"', "steps=5"])
-    assert run_spec(spec, store, progress=False).status == "done"
+    res = run_spec(spec, store, progress=False)
+    assert res.status == "done"
+    final = torch.load(store.run_dir(res.run_id) / "model.pt", weights_only=True)["model"]
+    floats = {k: v.dtype for k, v in final.items() if v.is_floating_point()}
+    assert floats and set(floats.values()) == {torch.float64}, floats
+    spec32 = load_run_spec("grokking", [*TINY, "steps=5"])
+    res32 = run_spec(spec32, store, progress=False)
+    loss64, loss32 = res.final["train/main:loss"], res32.final["train/main:loss"]
+    assert loss64 != loss32 and loss64 == pytest.approx(loss32, rel=1e-3)  # same run, other precision
 
 
 SLOW = ["task.p=31", "steps=200", "batch_size=100000", "eval.every=50", "eval.log_points=5",
