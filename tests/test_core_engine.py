@@ -82,6 +82,7 @@ SLOW = ["task.p=31", "steps=200", "batch_size=100000", "eval.every=50", "eval.lo
         "checkpoint_every=20", "stop=[]", "model.n_layers=1", "model.d_model=32"]  # fmt: skip
 
 
+@pytest.mark.slow  # 6 s on a quiet machine
 def test_sigkill_then_resume_matches_an_uninterrupted_run(tmp_path):
     spec = load_run_spec("grokking", SLOW)
     killed = Store(tmp_path / "killed")

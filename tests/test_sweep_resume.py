@@ -10,6 +10,7 @@ import sys
 import time
 
 import numpy as np
+import pytest
 from typer.testing import CliRunner
 
 from genlab.cli import app
@@ -34,6 +35,7 @@ def _rows(root):
     return {r.run_id: (r.status, r.step, r.finished) for r in df.itertuples()}
 
 
+@pytest.mark.slow  # 6 s on a quiet machine
 def test_sigkilled_sweep_resumes(tmp_path):
     f = tmp_path / "sweep.toml"
     f.write_text(SWEEP)
