@@ -57,22 +57,6 @@ def components() -> list[tuple[str, str]]:
     return [(kind, name) for kind in KINDS for name in registry(kind).names()]
 
 
-def spec_dict(task: tuple[str, dict], model: tuple[str, dict], method: tuple[str, dict],
-              probes: list[tuple[str, dict]] | None = None) -> dict[str, Any]:  # fmt: skip
-    """A two-step spec of these components, ``BATCH`` examples per environment (weight decay 0: a
-    step moves parameters only through the gradient)."""
-    d: dict[str, Any] = {
-        "task": {"name": task[0], "params": task[1]},
-        "model": {"name": model[0], "params": model[1]},
-        "method": {"name": method[0], "params": method[1]},
-        "steps": 2,
-        "batch_size": BATCH,
-    }
-    if probes is not None:
-        d["eval"] = {"probes": [{"name": n, "params": p} for n, p in probes]}
-    return d
-
-
 class Tiny:
     """Tiny params and partner specs for every registered component; fixtures go under ``root``.
 
@@ -167,11 +151,16 @@ class Tiny:
         return self._pairs
 
     def _spec(self, task: str, model: str, method: str, probes: list[str] | None = None) -> RunSpec:
-        """The spec of these components; ``probes=None`` keeps the default probes."""
-        probes = None if probes is None else [(p, self.params("probe", p)) for p in probes]
-        return parse_spec(spec_dict((task, self.params("task", task)),
-                                    (model, self.params("model", model)),
-                                    (method, self.params("method", method)), probes))  # fmt: skip
+        """A two-step spec of these components, ``BATCH`` examples per environment, weight decay 0
+        (a step moves parameters only through the gradient); ``probes=None``: the default ones."""
+        d: dict[str, Any] = {
+            kind: {"name": name, "params": self.params(kind, name)}
+            for kind, name in (("task", task), ("model", model), ("method", method))
+        }
+        d.update(steps=2, batch_size=BATCH)
+        if probes is not None:
+            d["eval"] = {"probes": [{"name": n, "params": self.params("probe", n)} for n in probes]}
+        return parse_spec(d)
 
     def candidates(self, kind: str, name: str) -> Iterator[RunSpec]:
         """Specs that train ``name`` with tiny partners, in the order they are tried."""
