@@ -15,6 +15,8 @@ from genlab.conformance.tiny import registry
 from genlab.spec import RunSpec
 
 ALL = components()
+# torch.func on CPU attention (the per-sample-gradient probes and methods): correct, only slower
+VMAP_ATTENTION = pytest.mark.filterwarnings("ignore:There is a performance drop:UserWarning")
 TRAINED = [c for c in ALL if c[0] in ("task", "model", "method")]
 
 
@@ -104,6 +106,7 @@ def test_docstring_cites_the_registered_papers(kind, name):
     checks.check_docstring(kind, name)
 
 
+@VMAP_ATTENTION
 @pytest.mark.slow  # every task x model x method that builds: ~30 s on one core
 @pytest.mark.parametrize("task", registry("task").names())
 def test_every_combination_trains_or_is_refused_with_a_spec_error(tiny, task):
@@ -112,6 +115,7 @@ def test_every_combination_trains_or_is_refused_with_a_spec_error(tiny, task):
     assert any(o is None for o in outcomes), f"nothing trains on {task}: {outcomes}"
 
 
+@VMAP_ATTENTION
 @pytest.mark.slow  # every probe on every task: ~30 s on one core
 @pytest.mark.parametrize("name", registry("probe").names())
 def test_probe_on_every_task_measures_or_is_refused_with_a_spec_error(tiny, name):
