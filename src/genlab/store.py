@@ -264,10 +264,14 @@ class Store:
         with self._write() as c:
             c.execute("DELETE FROM metrics WHERE run_id=? AND step>?", (run_id, step))
 
-    def metrics(self, run_ids: str | Iterable[str]) -> pd.DataFrame:
-        """Long-format metrics ``run_id, step, split, metric, value`` of the given runs."""
-        ids = [run_ids] if isinstance(run_ids, str) else list(run_ids)
+    def metrics(self, run_ids: str | Iterable[str] | None = None) -> pd.DataFrame:
+        """Long-format metrics ``run_id, step, split, metric, value`` of the given runs (all runs
+        when None)."""
         cols = ["run_id", "step", "split", "metric", "value"]
+        if run_ids is None:
+            return pd.DataFrame(self._read(f"SELECT {', '.join(cols)} FROM metrics ORDER BY "
+                                           "run_id, step, split, metric"), columns=cols)  # fmt: skip
+        ids = [run_ids] if isinstance(run_ids, str) else list(run_ids)
         if not ids:
             return pd.DataFrame(columns=cols)
         marks = ",".join("?" * len(ids))
