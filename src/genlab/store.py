@@ -52,6 +52,13 @@ CREATE TABLE IF NOT EXISTS verdicts (
 """
 
 
+_VERDICT_EXTRAS = """
+CREATE TABLE IF NOT EXISTS verdict_extras (
+    claim_id TEXT NOT NULL, config_id TEXT NOT NULL, extras TEXT NOT NULL,
+    PRIMARY KEY (claim_id, config_id)
+);
+"""
+
 _SWEEPS = """
 CREATE TABLE IF NOT EXISTS sweeps (
     sweep_id TEXT PRIMARY KEY, name TEXT NOT NULL, spec TEXT NOT NULL, runs TEXT NOT NULL,
@@ -352,3 +359,19 @@ class Store:
         sid, name, spec, runs, created = rows[0]
         return {"sweep_id": sid, "name": name, "spec": json.loads(spec), "runs": json.loads(runs),
                 "created": created}  # fmt: skip
+
+    # ---- what else a verdict keeps: provenance, its evidence table (created on first use) ------
+
+    def save_verdict_extras(self, claim_id: str, config_id: str, extras: dict[str, Any]) -> None:
+        """JSON beside a verdict: ``{"provenance": ..., "table": ...}`` (``claims.runner``)."""
+        with self._write() as c:
+            c.execute(_VERDICT_EXTRAS)
+            c.execute("INSERT OR REPLACE INTO verdict_extras VALUES (?, ?, ?)",
+                      (claim_id, config_id, json.dumps(extras)))  # fmt: skip
+
+    def verdict_extras(self, claim_id: str, config_id: str) -> dict[str, Any]:
+        if not self._has_table("verdict_extras"):
+            return {}
+        rows = self._read("SELECT extras FROM verdict_extras WHERE claim_id=? AND config_id=?",
+                          (claim_id, config_id))  # fmt: skip
+        return json.loads(rows[0][0]) if rows else {}
