@@ -37,8 +37,8 @@ def page(title: str, body: str, root: str = "", footer: str = "") -> str:
 <title>{e(title)} · genlab</title>
 <link rel="stylesheet" href="{root}assets/site.css"></head>
 <body><header class="top"><a class="brand" href="{root}index.html">genlab</a>
-<nav><a href="{root}index.html#papers">Papers</a><a href="{root}index.html#claims">Claims</a>
-<a href="{root}index.html#sweeps">Sweeps</a></nav></header>
+<nav><a href="{root}index.html#papers">Papers</a><a href="{root}index.html#claims">Claims</a><a
+href="{root}index.html#sweeps">Sweeps</a></nav></header>
 <main>
 {body}
 </main>
@@ -62,7 +62,7 @@ def value_html(v: Any) -> str:
             return e(", ".join(str(x) for x in v)) or "—"
         return "<ul>" + "".join(f"<li>{value_html(x)}</li>" for x in v) + "</ul>"
     if isinstance(v, float):
-        return e(f"{v:.4g}")
+        return "—" if v != v else e(f"{v:.4g}")
     return e("—" if v is None else str(v))
 
 
@@ -149,7 +149,7 @@ def index_page(data: SiteData, footer: str) -> str:
     for cid in data.claims:
         rec = data.latest(cid)
         counts[rec.verdict if rec else NOT_RUN] = counts.get(rec.verdict if rec else NOT_RUN, 0) + 1
-    summary = " ".join(f"{badge(v)} {n}" for v, n in sorted(counts.items(),
+    summary = " ".join(f'<span class="stat">{badge(v)} {n}</span>' for v, n in sorted(counts.items(),
                        key=lambda kv: (VERDICTS + (NOT_RUN,)).index(kv[0])))  # fmt: skip
     intro = (f'<p class="lead">{len(papers)} seed papers, {covered} covered by a component or a '
              f"claim; {len(data.claims)} claims, each with its latest verdict (full budget where it "
