@@ -250,7 +250,7 @@ def load_entry_points() -> None:
     if _ENTRY_POINTS_LOADED:
         return
     _ENTRY_POINTS_LOADED = True
-    for ep in metadata.entry_points(group=GROUP):
+    for ep in metadata.entry_points(group=GROUP):  # none: nothing else is loaded
         module = ep.value.split(":")[0].strip()
         plugin = _load_module(module)
         if ":" in ep.value:  # "pkg.mod:setup" names a function that registers the components
