@@ -152,7 +152,8 @@ def test_site_in_a_real_browser(site):
         page.goto((out / "index.html").as_uri())
         rows = page.locator("#papers-table tbody tr")
         assert rows.count() == 120
-        assert page.locator(".controls[data-for=papers-table] .count").inner_text() == "showing 120 of 120"
+        count = page.locator(".controls[data-for=papers-table] .count")
+        assert count.inner_text() == "showing 120 of 120"
         page.screenshot(path=str(ARTIFACTS / "site-index.png"))
 
         # filter by the claim's verdict: only papers with a claim of that verdict stay
@@ -164,7 +165,7 @@ def test_site_in_a_real_browser(site):
         assert 0 < n < 120
         for i in range(n):
             assert verdict in visible.nth(i).get_attribute("data-verdict").split()
-        assert page.locator(".controls[data-for=papers-table] .count").inner_text() == f"showing {n} of 120"
+        assert count.inner_text() == f"showing {n} of 120"
         page.screenshot(path=str(ARTIFACTS / "site-index-filtered.png"))
         page.select_option(".controls[data-for=papers-table] select[data-key=verdict]", "")
 
