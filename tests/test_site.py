@@ -201,3 +201,22 @@ def test_site_in_a_real_browser(site):
         page.screenshot(path=str(ARTIFACTS / "site-claim-phone.png"), full_page=True)
         browser.close()
     assert problems == []
+
+
+@pytest.mark.parametrize("value", [None, True, 3, 1e-3, 0.1, float("inf"), "a b", "x:1",
+                                   [1, 2.5], ["colored_digits:2"], {"lr": 0.01, "k": [1]}, []])  # fmt: skip
+def test_reproduce_values_parse_back(value):
+    from genlab.report.site.data import toml_literal
+    from genlab.spec import parse_value
+
+    assert parse_value(toml_literal(value)) == value
+
+
+def test_verdict_extras_keep_every_column():
+    import pandas as pd
+
+    from genlab.provenance import verdict_extras
+
+    df = pd.DataFrame([[1, 2.0, float("nan")]], columns=["a", "a", "b"]).set_index("b")
+    tbl = verdict_extras(df, 0.0)["table"]
+    assert tbl == {"columns": ["b", "a", "a (2)"], "data": [[None, 1, 2.0]]}

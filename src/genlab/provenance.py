@@ -54,8 +54,11 @@ def verdict_extras(table: pd.DataFrame, started: float) -> dict[str, Any]:
     """What a verdict keeps beside its row: provenance and the claim's evidence table (as
     ``{"columns", "data"}``, JSON-safe: NaN becomes null)."""
     flat = table.reset_index() if not isinstance(table.index, pd.RangeIndex) else table
-    flat = flat.set_axis([" / ".join(map(str, c)) if isinstance(c, tuple) else str(c)
-                          for c in flat.columns], axis=1)  # fmt: skip
+    names: list[str] = []
+    for c in flat.columns:
+        name = " / ".join(map(str, c)) if isinstance(c, tuple) else str(c)
+        names.append(name if name not in names else f"{name} ({len(names)})")  # keep every column
+    flat = flat.set_axis(names, axis=1)
     records = json.loads(flat.to_json(orient="split", index=False, default_handler=str))
     return {"provenance": collect(started), "table": {"columns": records["columns"],
                                                       "data": records["data"]}}  # fmt: skip
