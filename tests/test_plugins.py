@@ -170,3 +170,21 @@ def test_module_plugin_and_entry_point_in_a_fresh_process(tmp_path):
     ref = json.loads(out.stdout)
     assert ref["module"] == "userpkg.methods" and ref["path"] is None
     assert ref["sha256"] == plugins._hash_files(sorted(pkg.rglob("*.py")), site)
+
+
+def test_module_imported_before_it_is_named_is_still_recorded(tmp_path, monkeypatch):
+    """A notebook imports its module first, then names it in ``imports``: the components it
+    registered are still attributed to it, so the run id follows its code."""
+    write_method(tmp_path / "nb_methods.py", "user_erm_nb")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import nb_methods  # noqa: F401  (registers user_erm_nb outside genlab's view)
+
+    try:
+        spec = load_run_spec("dg-colored", ["steps=3", "method.name=user_erm_nb",
+                                            'imports=["nb_methods"]'])  # fmt: skip
+        assert [r.module for r in spec.imports] == ["nb_methods"]
+    finally:
+        plugins._LOADED.pop("nb_methods", None)
+        METHODS.unregister("user_erm_nb")
+        plugins._OWNERS.pop(("method", "user_erm_nb"), None)
+        sys.modules.pop("nb_methods", None)

@@ -131,7 +131,7 @@ def _register_from(
     except SpecError as exc:
         _rollback(regs, before)
         raise SpecError(f"plugin {where}: {exc}") from None
-    except BaseException as exc:  # noqa: BLE001 - anything a user's module may raise
+    except Exception as exc:  # noqa: BLE001 - anything a user's module may raise
         _rollback(regs, before)
         raise _import_error(where, file, exc) from None
     names = tuple((k, n) for k, reg in regs.items() for n in reg.names() if n not in before[k])
@@ -183,6 +183,11 @@ def _load_file(path: Path) -> Plugin:
     return _LOADED[key]
 
 
+def _defined_in(obj: Any, module: str) -> bool:
+    where = getattr(obj, "__module__", None) or type(obj).__module__  # instances: their class's
+    return where == module or where.startswith(module + ".")
+
+
 def _load_module(name: str) -> Plugin:
     if name in _LOADED:
         plugin = _LOADED[name]
@@ -194,12 +199,18 @@ def _load_module(name: str) -> Plugin:
         spec = importlib.util.find_spec(name)
     except ModuleNotFoundError:
         spec = None
-    except BaseException as exc:  # noqa: BLE001 - a parent package raising at import
+    except Exception as exc:  # noqa: BLE001 - a parent package raising at import
         raise _import_error(name, None, exc) from None
     if spec is None:
         raise SpecError(f"imports: no module {name!r} (nor a file: paths end in .py)")
     where = f"{name} ({spec.origin})" if spec.origin else name
+    imported_before = name in sys.modules
     names = _register_from(name, where, lambda: importlib.import_module(name), spec.origin)
+    if imported_before:  # registered before we looked (a notebook's import): go by defining module
+        names = tuple((k, e.name) for k, reg in _registries().items() for e in reg.entries()
+                      if _defined_in(e.obj, name) and (k, e.name) not in _OWNERS)  # fmt: skip
+        for pair in names:
+            _OWNERS[pair] = name
     _LOADED[name] = Plugin(name, None, code_hash(module=name), names)
     return _LOADED[name]
 
