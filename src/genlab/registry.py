@@ -26,9 +26,9 @@ T = TypeVar("T")
 class DuplicateName(ValueError):
     """A component registered under a name its registry already holds (for another object)."""
 
-    def __init__(self, kind: str, name: str, holder: Any) -> None:
+    def __init__(self, kind: str, name: str) -> None:
         super().__init__(f"{kind} {name!r} is registered twice")
-        self.kind, self.name, self.holder = kind, name, holder
+        self.kind, self.name = kind, name
 
 
 class Params(BaseModel):
@@ -89,7 +89,7 @@ class Registry(Generic[T]):
 
         def deco(obj: T) -> T:
             if name in self._entries and self._entries[name].obj is not obj:
-                raise DuplicateName(self.kind, name, self._entries[name].obj)
+                raise DuplicateName(self.kind, name)
             self._entries[name] = Entry(name, obj, params, tuple(papers), family, dict(extra))
             return obj
 
