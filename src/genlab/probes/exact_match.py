@@ -32,9 +32,13 @@ class ExactMatchParams(Params):
 
 
 @torch.inference_mode()
-def greedy_decode(model: nn.Module, x: Tensor, info: TaskInfo) -> Tensor:
-    """Greedy outputs ``(N, width - src_len)`` for rows ``x`` (only their source is read): with
-    the model's ``start``/``step`` cache when it has one, else by re-running the growing prefix."""
+def decode(
+    model: nn.Module, x: Tensor, info: TaskInfo, temperature: float = 0.0,
+    generator: torch.Generator | None = None,
+) -> Tensor:  # fmt: skip
+    """Free-running outputs ``(N, width - src_len)`` for rows ``x`` (only their source is read):
+    greedy at ``temperature`` 0, else sampled from ``softmax(logits / temperature)``. Uses the
+    model's ``start``/``step`` cache when it has one, else re-runs the growing prefix."""
     s, bos, eos, pad = (int(info.extra[k]) for k in ("src_len", "bos", "eos", "pad"))
     n, width = x.shape
     out = torch.full((n, width - s), pad, dtype=torch.long)
@@ -52,7 +56,11 @@ def greedy_decode(model: nn.Module, x: Tensor, info: TaskInfo) -> Tensor:
             logits = model.step(cache, token)
         else:
             logits = model(row[:, : s + j + 1])[:, s + j]
-        token = logits.argmax(-1)
+        if temperature > 0:
+            probs = torch.softmax(logits.double() / temperature, -1)
+            token = torch.multinomial(probs, 1, generator=generator)[:, 0]
+        else:
+            token = logits.argmax(-1)
         out[:, j] = torch.where(done, pad, token)
         done |= token == eos
         if done.all():
@@ -60,6 +68,11 @@ def greedy_decode(model: nn.Module, x: Tensor, info: TaskInfo) -> Tensor:
         if not incremental and s + j + 1 < width:
             row[:, s + j + 1] = token
     return out
+
+
+def greedy_decode(model: nn.Module, x: Tensor, info: TaskInfo) -> Tensor:
+    """Greedy free-running outputs (``decode`` at temperature 0)."""
+    return decode(model, x, info)
 
 
 def exact(pred: Tensor, y: Tensor) -> Tensor:
