@@ -130,3 +130,78 @@ def test_icl_episodes_show_the_query_words():
                 assert answer == interpret(" ".join(query))
     assert (data.train["main"].y[:, :s] != IGNORE).any()  # demonstrations are scored in training
     assert (data.test["addprim_jump"].y[:, :s] == IGNORE).all()
+
+
+def test_skill_mix_applies_skills_left_to_right():
+    from genlab.tasks.skill_mix import apply
+
+    z = [3, 1, 2]
+    assert apply("reverse", apply("shift_up", z, 4, []), 4, []) == [3, 2, 0]
+    data = build("skill_mix", n_train=200, n_val=0, n_test=20, test_k=[4], heldout_skills=1)
+    held_tok = 3 + 1 + len(data.info.extra["skills"]) - 1  # the last skill's token
+    s = data.info.extra["src_len"]
+    for x in data.train["main"].x[:, :s].tolist():
+        skills = [t for t in x if 4 <= t < 4 + 8]
+        assert held_tok not in skills or len(skills) == 1  # held-out skills train alone
+    assert all(sum(4 <= t < 12 for t in x) == 4 for x in data.test["k4"].x[:, :s].tolist())
+    assert all(held_tok in x for x in data.test["heldout_skill"].x[:, :s].tolist())
+
+
+def test_injected_features():
+    plain = build("injected_features", n_train=50, n_test=50)
+    helpful = build("injected_features", features="helpful", n_train=50, n_test=50)
+    assert helpful.train["main"].x.shape[1] == plain.train["main"].x.shape[1] + 4
+    counts = helpful.test["main"].x[:, -4:].sum(1)
+    assert torch.equal((counts > 0).long(), helpful.test["main"].y)
+    misleading = build("injected_features", features="misleading", n_train=400, n_test=400)
+    agree = lambda s: ((s.x[:, -1] > 0).long() == s.y).float().mean()  # noqa: E731
+    assert agree(misleading.train["main"]) > 0.8 and abs(agree(misleading.test["main"]) - 0.5) < 0.1
+
+
+def test_multilabel_docs_augment_only_held_out_pairs():
+    base = build("multilabel_docs", coverage=0.5, per_combo=5, n_val=0, n_test=3)
+    aug = build("multilabel_docs", coverage=0.5, per_combo=5, n_val=0, n_test=3, augment=2)
+    held = {tuple(r) for r in base.test["heldout"].y.tolist()}
+    extra = aug.train["main"].y[len(base.train["main"]) :]
+    assert len(extra) == 2 * len(held) and {tuple(r) for r in extra.tolist()} == held
+    assert not held & {tuple(r) for r in base.train["main"].y.tolist()}
+
+
+def test_fact_corpus_keeps_inferences_out_of_training():
+    data = build("fact_corpus", n_entities=40)
+    train = {tuple(r) for r in data.train["main"].x.tolist()}
+    for name in ("inference", "control"):
+        assert not {tuple(r) for r in data.test[name].x.tolist()} & train
+    premised = {r[0] for r in data.test["premise"].x.tolist()}
+    control = {r[0] for r in data.test["control"].x.tolist()}
+    is_tok = 40 + 20
+    assert all((e, is_tok) in train for e in premised)
+    assert not any((e, is_tok) in train for e in control)
+
+
+def test_concept_walks_and_the_creativity_scorer():
+    from genlab.probes.creativity import Scorer
+
+    data = build("concept_walks", n_train=200, n_val=0, n_test=20)
+    scorer = Scorer(data.info.extra)
+    s = data.info.extra["src_len"]
+    for x, y in zip(data.test["prompts"].x.tolist(), data.test["prompts"].y.tolist(), strict=True):
+        walk = tuple(t for t in y[s:] if t >= 3)
+        assert scorer.utility(walk, tuple(x[:s])) == 1.0  # the reference walk is valid
+    trained = tuple(data.info.extra["train_walks"][0])
+    assert scorer.novelty(trained) == 0.0
+    assert scorer.utility((1, 2), (3, 4, 5)) == 0.0
+
+
+def test_gcog_splits():
+    data = build("gcog", n_train=300, n_val=20, n_test=30)
+    info, v0 = data.info, 3 + 1 + 6 * 6  # the first operator token (IF)
+    cells = info.extra["src_len"]
+    occupied = lambda split: (split.x[:, :cells] != 3).sum(1)  # noqa: E731
+    assert (
+        occupied(data.train["main"]).max() <= 3 and (occupied(data.test["distractor"]) == 6).all()
+    )
+    depth = lambda split: (split.x[:, cells:] == v0).sum(1)  # noqa: E731 - IF tokens
+    assert depth(data.train["main"]).max() == 1 and (depth(data.test["productive"]) == 3).all()
+    for split in data.splits().values():
+        assert ((split.y != IGNORE).sum(1) == 1).all()  # one answer per row
