@@ -41,6 +41,7 @@ class ScanICLParams(Params):
     n_demos: int = Field(8, ge=1, le=32, description="demonstrations per episode")
     demo_max_actions: int = Field(8, ge=1, le=48, description="longest demonstration")
     permute: bool = Field(True, description="relabel the action tokens per training episode")
+    permute_turns: bool = Field(True, description="relabel the turn actions too (else only U)")
     n_train: int = Field(20_000, ge=1, description="training episodes")
     n_val: int = Field(300, ge=0)
     n_test: int = Field(1000, ge=1)
@@ -58,7 +59,8 @@ class Episodes:
     def __init__(self, p: ScanICLParams, grammar: Grammar, demos: list[str]) -> None:
         self.p = p
         self.vocab = {t: FIRST + i for i, t in enumerate((*grammar.words, *grammar.actions))}
-        self.actions = np.array([self.vocab[a] for a in grammar.actions])
+        turns = () if p.permute_turns else ("I_TURN_LEFT", "I_TURN_RIGHT")
+        self.actions = np.array([self.vocab[a] for a in grammar.actions if a not in turns])
         self.demos = demos
         self.by_word: dict[str, list[int]] = {}
         for i, c in enumerate(demos):
@@ -86,6 +88,7 @@ class Episodes:
         """(prompt tokens, their next-token targets, the query's answer)."""
         labels = rng.permutation(self.actions) if permute else self.actions
         relabel = dict(zip(self.actions.tolist(), labels.tolist(), strict=True))
+        relabel.update({t: t for t in self.vocab.values() if t not in relabel})
         x: list[int] = []
         y: list[int] = []
         for i in self.pick(query, rng):
