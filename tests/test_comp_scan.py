@@ -107,7 +107,7 @@ def test_rows_hold_the_interpretation():
     [
         (["task.split=around_right", 'task.templates=["plain", "direction"]'], "templates"),
         (["task.n_primitives=3", "task.split=addprim_jump"], "n_primitives"),
-        (["task.n_primitives=12", "task.n_train=20", "task.n_val=0"], "n_train"),
+        (["task.n_primitives=8", "task.n_train=3", "task.n_val=0"], "n_train"),
         (["task.repeat=5", "task.n_train=3"], "n_train"),
     ],
 )
@@ -178,3 +178,27 @@ def test_presets_name_their_split(name):
     spec = load_run_spec(name)
     assert spec.model.name.startswith("seq2seq") and spec.task.name == "scan"
     assert any(p.name == "exact_match" for p in spec.eval.probes)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["scan-jump", "task.n_primitives=3"], "n_primitives"),
+        (["scan-simple", "task.n_primitives=8", "task.n_train=3"], "never seen in training"),
+        (["shapes.toml", "task.coverage=1.0"], "coverage: 1.0 trains all 64 combinations"),
+        (["shapes.toml", "task.coverage=1.5"], "coverage"),
+    ],
+)
+def test_bad_knobs_exit_2_and_write_nothing(tmp_path, monkeypatch, args, message):
+    from typer.testing import CliRunner
+
+    from genlab.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "shapes.toml").write_text(
+        'steps = 1\n[task]\nname = "comp_shapes"\n[model]\nname = "attribute_cnn"\n'
+    )
+    store = tmp_path / "store"
+    result = CliRunner().invoke(app, ["run", *args, "--store", str(store)])
+    assert result.exit_code == 2, result.output
+    assert message in result.output and not store.exists()

@@ -7,7 +7,7 @@ are trees in prefix notation: ``EXIST s c`` (yes/no), ``COLOR s`` (the colour of
 and whose branches are instructions. Three out-of-distribution tests, as in the paper:
 
 - ``test/distractor``: the training tasks on boards with ``distractor_objects`` objects (training
-  boards have ``2..train_objects``);
+  boards have ``1..train_objects``);
 - ``test/systematic``: depth-2 trees ``IF EXIST (then) (else)`` with the branch pair
   (``SHAPE``, ``COLOR``), which training never has (it has the other three pairs);
 - ``test/productive``: depth-3 trees (training has depth 1 and 2).
