@@ -20,7 +20,6 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
-import torch
 from pydantic import Field, model_validator
 
 from genlab.losses import IGNORE
@@ -29,7 +28,7 @@ from genlab.tasks import TASKS
 from genlab.tasks.base import Split, TaskData
 from genlab.tasks.scan_grammar import DIRECTIONS, Grammar, interpret
 from genlab.tasks.scan_splits import ADDPRIM, split_commands
-from genlab.tasks.seq2seq_common import BOS, EOS, FIRST, PAD, seq2seq_info
+from genlab.tasks.seq2seq_common import BOS, EOS, FIRST, pack_pairs, seq2seq_info
 
 
 class ScanICLParams(Params):
@@ -109,15 +108,8 @@ class Episodes:
 
 def pack(rows: list, src_len: int, tgt_len: int, meta: dict) -> Split:
     """Episodes in the shared layout, the prompt left-padded to ``src_len``."""
-    x = torch.full((len(rows), src_len + tgt_len), PAD, dtype=torch.long)
-    y = torch.full((len(rows), src_len + tgt_len), IGNORE, dtype=torch.long)
-    for r, (src, ysrc, answer) in enumerate(rows):
-        x[r, src_len - len(src) : src_len] = torch.tensor(src)
-        y[r, src_len - len(src) : src_len] = torch.tensor(ysrc)
-        x[r, src_len] = BOS
-        x[r, src_len + 1 : src_len + 1 + len(answer)] = torch.tensor(answer, dtype=torch.long)
-        y[r, src_len : src_len + len(answer) + 1] = torch.tensor([*answer, EOS])
-    return Split(x, y, meta)
+    src, ysrc, answers = zip(*rows, strict=True)
+    return pack_pairs(src, answers, src_len, tgt_len, meta, source_targets=ysrc)
 
 
 @TASKS.register("scan_icl", ScanICLParams, papers=(57,), family="compositional")

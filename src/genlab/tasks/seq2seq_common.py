@@ -30,8 +30,11 @@ def pack_pairs(
     src_len: int,
     tgt_len: int,
     meta: dict | None = None,
+    source_targets: Sequence[Sequence[int]] | None = None,
 ) -> Split:
-    """Rows in the layout above; ``tgt_len`` counts the target plus its ``EOS``."""
+    """Rows in the layout above; ``tgt_len`` counts the target plus its ``EOS``. Optional
+    ``source_targets`` (one per source, as long as it) score positions inside the source too
+    (in-context episodes that train on their demonstrations)."""
     n = len(sources)
     x = torch.full((n, src_len + tgt_len), PAD, dtype=torch.long)
     y = torch.full((n, src_len + tgt_len), IGNORE, dtype=torch.long)
@@ -40,6 +43,8 @@ def pack_pairs(
             raise ValueError(f"row {i}: source {len(s)} / target {len(t)} exceed the layout")
         if s:
             x[i, src_len - len(s) : src_len] = torch.tensor(s, dtype=torch.long)
+            if source_targets is not None:
+                y[i, src_len - len(s) : src_len] = torch.tensor(source_targets[i], dtype=torch.long)
         x[i, src_len] = BOS
         if t:
             tt = torch.tensor(t, dtype=torch.long)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-from pydantic import Field, model_validator
+from pydantic import Field
 
 from genlab.tasks import TASKS
 from genlab.tasks.base import Split, TaskData, TaskInfo
@@ -76,11 +76,6 @@ class ShapesParams(ComboParams):
     n_sizes: int = Field(1, ge=1, le=3, description="1: no size attribute; 2-3: a third one")
     entangled: bool = Field(False, description="negative control: colour depends on the shape")
     jitter: float = Field(1.5, ge=0, le=4, description="position jitter in pixels")
-
-    @model_validator(mode="after")
-    def _sizes(self) -> ShapesParams:
-        self.split_sizes()
-        return self
 
     def split_sizes(self) -> tuple[int, ...]:
         sizes = (self.n_shapes, self.n_colors)
