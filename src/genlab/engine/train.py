@@ -93,7 +93,7 @@ def prepare(spec: RunSpec) -> Prepared:
 
 
 def evaluate(prep: Prepared, step: int) -> Metrics:
-    ctx = EvalContext(prep.model, prep.data, step)
+    ctx = EvalContext(prep.model, prep.data, step, prep.spec)
     out: Metrics = {}
     for fn, params in prep.probes:
         out.update(fn(prep.model, ctx, params))
