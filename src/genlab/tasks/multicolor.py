@@ -16,9 +16,10 @@ MultiColorMNIST. Two tasks realise that setting here:
   feature follows the label with probability ``p_train`` (else a random class) in training and
   ``test/id``, never in ``test/ood``.
 
-Both draw the split (train / val / test) from ``data_seed``; the palettes and class means come
-from ``data_seed`` too but from their own generator, so that a task with fewer training examples or
-another ``correlated`` set (same ``data_seed``) shares them and the test images.
+Both draw everything from ``data_seed``, each split and the palettes / class means from their own
+generator, so that tasks differing only in training size, ``p_train`` or ``correlated`` (same
+``data_seed``) share the palettes, the class means and the whole ``test/ood`` split: a pre-trained
+and a fine-tuned run are scored on the same OOD examples.
 """
 
 from __future__ import annotations
@@ -41,6 +42,11 @@ PALETTE = torch.tensor([
 # the 20 2x2 cells of the 2-pixel border of a 12x12 image, in reading order
 BORDER = [(r, c) for r in range(0, 12, 2) for c in range(0, 12, 2)
           if r in (0, 10) or c in (0, 10)]  # fmt: skip
+
+
+def split_generator(data_seed: int, stream: int) -> torch.Generator:
+    """A generator per split, so that a split does not depend on the sizes of the others."""
+    return torch.Generator().manual_seed(data_seed * 1_000_003 + stream)
 
 
 def check_correlated(correlated: list[int] | None, n: int, what: str) -> None:
@@ -102,17 +108,17 @@ def multicolor_digits(params: MultiColorParams, data_seed: int) -> TaskData:
     pal_gen = torch.Generator().manual_seed(data_seed + 7919)
     palettes = torch.stack([PALETTE[torch.randperm(N_CLASSES, generator=pal_gen)]
                             for _ in range(p.n_patches)])  # fmt: skip
-    gen = torch.Generator().manual_seed(data_seed + 1)
 
-    def split(idx: Tensor, prob: float, name: str) -> Split:
+    def split(idx: Tensor, prob: float, name: str, stream: int) -> Split:
+        gen = split_generator(data_seed, stream)
         cls = spurious_labels(digits[idx], p.n_patches, prob, p.correlated, N_CLASSES, gen)
         return Split(paint(images[idx], cls, palettes), digits[idx], {"shift": name})
 
     return TaskData(
-        train={"main": split(parts["train"], p.p_train, "id")},
-        val={"main": split(parts["val"], p.p_train, "id")},
-        test={"id": split(parts["test"], p.p_train, "id"),
-              "ood": split(parts["test"], 0.0, "ood")},
+        train={"main": split(parts["train"], p.p_train, "id", 1)},
+        val={"main": split(parts["val"], p.p_train, "id", 2)},
+        test={"id": split(parts["test"], p.p_train, "id", 3),
+              "ood": split(parts["test"], 0.0, "ood", 4)},
         info=TaskInfo(kind="classification", n_outputs=N_CLASSES, input_shape=(3, 12, 12),
                       chance=1 / N_CLASSES, extra={"n_patches": p.n_patches}),
     )  # fmt: skip
@@ -153,9 +159,9 @@ def gaussian_spurious(params: GaussianSpuriousParams, data_seed: int) -> TaskDat
         return strength * m / m.norm(dim=-1, keepdim=True)
 
     mu_inv, mu_sp = means(p.n_invariant, p.inv_strength), means(p.n_spurious, p.sp_strength)
-    gen = torch.Generator().manual_seed(data_seed)
 
-    def sample(n: int, prob: float, name: str) -> Split:
+    def sample(n: int, prob: float, name: str, stream: int) -> Split:
+        gen = split_generator(data_seed, stream)
         y = torch.randint(0, p.n_classes, (n,), generator=gen)
         cls = spurious_labels(y, p.n_spurious, prob, p.correlated, p.n_classes, gen)
         inv = mu_inv[:, y].transpose(0, 1)  # (n, n_invariant, dim)
@@ -166,9 +172,9 @@ def gaussian_spurious(params: GaussianSpuriousParams, data_seed: int) -> TaskDat
 
     val_n = max(p.n_test // 4, 10)
     return TaskData(
-        train={"main": sample(p.n_train, p.p_train, "id")},
-        val={"main": sample(val_n, p.p_train, "id")},
-        test={"id": sample(p.n_test, p.p_train, "id"), "ood": sample(p.n_test, 0.0, "ood")},
+        train={"main": sample(p.n_train, p.p_train, "id", 1)},
+        val={"main": sample(val_n, p.p_train, "id", 2)},
+        test={"id": sample(p.n_test, p.p_train, "id", 3), "ood": sample(p.n_test, 0.0, "ood", 4)},
         info=TaskInfo(kind="classification", n_outputs=p.n_classes,
                       input_shape=((p.n_invariant + p.n_spurious) * p.dim,),
                       chance=1 / p.n_classes,

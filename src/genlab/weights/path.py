@@ -128,3 +128,24 @@ def best_interior(table: pd.DataFrame, split: str, metric: str = "accuracy") -> 
         raise ValueError("the path has no interior point (give at least three lambdas)")
     best = inner[metric].idxmax()
     return float(rows.loc[best, "lam"]), float(rows.loc[best, metric])
+
+
+def combination_scores(
+    store: Store,
+    run_ids: list[str],
+    weights: list[float] | None = None,
+    data: TaskData | None = None,
+    bn: str = "interpolate",
+) -> dict[str, float]:
+    """Accuracy per split of the weighted average of the runs' weights (uniform by default: a
+    uniform soup, ratatouille's final model); the runs must share an initialisation."""
+    from genlab.weights.ops import average
+
+    check_shared_init(store, run_ids) if len(run_ids) > 1 else None
+    spec = finished_spec(store, run_ids[0])
+    data = data or build_task_data(spec)
+    states = [plain_state(store, r) for r in run_ids]
+    check_same_shapes(states, run_ids)
+    model = build_plain(store, spec, data.info)
+    logits = evaluate_state(model, average(states, weights), data, bn)
+    return {name: ok.float().mean().item() for name, (ok, _) in scores(logits, data).items()}
