@@ -57,7 +57,9 @@ def main() -> None:
     print(f"two endpoint evaluations: {base:.2f} s")
     print(f"path over {len(lams)} lambdas: {path:.2f} s ({path / base:.1f}x the endpoints)")
     print(f"genlab soup command (process start included): {command:.2f} s")
-    print(f"endpoints_s={base:.3f} path_s={path:.3f} ratio={path / base:.2f} command_s={command:.2f}")
+    print(
+        f"endpoints_s={base:.3f} path_s={path:.3f} ratio={path / base:.2f} command_s={command:.2f}"
+    )
 
 
 if __name__ == "__main__":

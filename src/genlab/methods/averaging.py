@@ -16,28 +16,25 @@ them exactly. Checkpoints hold both, so a resumed run continues the same average
 from __future__ import annotations
 
 import copy
-from typing import Any
 
 import torch
 from pydantic import Field
 from torch import Tensor, nn
 
-from genlab.losses import cross_entropy
 from genlab.methods import METHODS
-from genlab.methods._dg import pooled
-from genlab.methods.base import Batch, Method
-from genlab.registry import Params
+from genlab.methods.base import Batch
+from genlab.methods.erm import ERM, ERMParams
 from genlab.tasks.base import TaskInfo
 
 
-class SWAParams(Params):
+class SWAParams(ERMParams):
     """Params of ``swa``."""
 
     start: int = Field(0, ge=0, description="first step averaged")
     every: int = Field(1, ge=1, description="average every k steps")
 
 
-class EMAParams(Params):
+class EMAParams(ERMParams):
     """Params of ``ema``."""
 
     decay: float = Field(0.999, gt=0, lt=1)
@@ -78,17 +75,13 @@ class Averaged(nn.Module):
         self.n_averaged += 1
 
 
-class WeightAveraging(Method):
+class WeightAveraging(ERM):
     """ERM whose evaluated model is a running average of the weights (SWA or EMA)."""
 
     decay: float | None = None
 
     def wrap(self, model: nn.Module) -> nn.Module:
         return Averaged(model)
-
-    def loss(self, model: nn.Module, batches: dict[str, Batch]) -> tuple[Tensor, dict[str, Any]]:
-        x, y, _ = pooled(batches)
-        return cross_entropy(model(x), y), {}
 
     def step(
         self, model: nn.Module, optimizer: torch.optim.Optimizer, batches: dict[str, Batch]

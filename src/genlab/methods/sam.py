@@ -4,7 +4,7 @@ Each step takes the gradient ``g`` of the loss, moves the weights to the worst p
 ``w + e`` with ``e = rho * g / ||g||`` (ASAM: ``e = rho * w^2 g / ||w g||``, a ball scaled by the
 weights), takes the gradient there, returns to ``w`` and lets the optimiser step with that second
 gradient. BatchNorm statistics are not updated on the second pass. The loss is ERM's on the pooled
-environments. Cited for the training-regime claims: Nguyen et al. (USEFUL, #80) compare SAM with
+environments (``loss``: softmax or StableMax cross-entropy). Cited for the training-regime claims: Nguyen et al. (USEFUL, #80) compare SAM with
 (S)GD; Wen et al. (#97) study what SAM minimises.
 """
 
@@ -12,20 +12,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
 import torch
 from pydantic import Field
-from torch import Tensor, nn
+from torch import nn
 
-from genlab.losses import cross_entropy
 from genlab.methods import METHODS
-from genlab.methods._dg import pooled
-from genlab.methods.base import Batch, Method
-from genlab.registry import Params
+from genlab.methods.base import Batch
+from genlab.methods.erm import ERM, ERMParams
 
 
-class SAMParams(Params):
+class SAMParams(ERMParams):
     """Params of ``sam``."""
 
     rho: float = Field(0.05, gt=0, description="radius of the neighbourhood")
@@ -47,12 +44,8 @@ def frozen_bn(model: nn.Module) -> Iterator[None]:
 
 
 @METHODS.register("sam", SAMParams, papers=(80, 97), family="training-regime")
-class SAM(Method):
+class SAM(ERM):
     """Sharpness-aware minimisation: the gradient taken at the worst point of a rho-ball."""
-
-    def loss(self, model: nn.Module, batches: dict[str, Batch]) -> tuple[Tensor, dict[str, Any]]:
-        x, y, _ = pooled(batches)
-        return cross_entropy(model(x), y), {}
 
     def step(
         self, model: nn.Module, optimizer: torch.optim.Optimizer, batches: dict[str, Batch]
