@@ -162,7 +162,11 @@ class RunSpec(_Strict):
 
 
 def parse_spec(data: dict[str, Any]) -> RunSpec:
-    """Validate a dict into a ``RunSpec``; any problem is a ``SpecError`` naming the field."""
+    """Validate a dict into a ``RunSpec``; any problem is a ``SpecError`` naming the field.
+    A ``regime`` table is applied first (``genlab.regime``)."""
+    from genlab.regime import apply_regime
+
+    data = apply_regime(data)
     try:
         return RunSpec.model_validate(data)
     except ValidationError as exc:
