@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.genlab-installed
 
-.PHONY: setup run test lint format bench clean
+.PHONY: setup run test test-slow lint format bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -18,9 +18,12 @@ setup: $(STAMP)  ## the environment alone
 run: $(STAMP)  ## set up on first use, then reproduce grokking
 	$(BIN)/genlab run grokking
 
-test: $(STAMP)  ## set up on first use, then lint and run the test suite
+test: $(STAMP)  ## set up on first use, then lint and run the test suite (without the slow tests)
 	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/python -m pytest -q -n 2
+	$(BIN)/python -m pytest -q -n 2 -m "not slow"
+
+test-slow: $(STAMP)  ## the slow tests alone (a real local Ray, kill-and-resume, compatibility matrices)
+	$(BIN)/python -m pytest -q -n 2 -m slow
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks

@@ -10,6 +10,7 @@ import time
 
 import pandas as pd
 import pytest
+import torch
 
 from genlab.engine import run_spec
 from genlab.errors import SpecError
@@ -62,15 +63,26 @@ def test_nan_loss_marks_the_run_diverged(store):
     assert again.skipped and again.status == "diverged"
 
 
-def test_float64_runs(store):
+def test_float64_runs_in_float64(store):
     spec = load_run_spec("grokking", [*TINY, 'dtype="float64"', "steps=5"])
-    assert run_spec(spec, store, progress=False).status == "done"
+    res = run_spec(spec, store, progress=False)
+    assert res.status == "done"
+    final = torch.load(store.run_dir(res.run_id) / "model.pt", weights_only=True)["model"]
+    floats = {k: v.dtype for k, v in final.items() if v.is_floating_point()}
+    assert floats and set(floats.values()) == {torch.float64}, floats
+    spec32 = load_run_spec("grokking", [*TINY, "steps=5"])
+    res32 = run_spec(spec32, store, progress=False)
+    loss64, loss32 = res.final["train/main:loss"], res32.final["train/main:loss"]
+    assert loss64 != loss32 and loss64 == pytest.approx(
+        loss32, rel=1e-3
+    )  # same run, other precision
 
 
 SLOW = ["task.p=31", "steps=200", "batch_size=100000", "eval.every=50", "eval.log_points=5",
         "checkpoint_every=20", "stop=[]", "model.n_layers=1", "model.d_model=32"]  # fmt: skip
 
 
+@pytest.mark.slow  # 6 s on a quiet machine
 def test_sigkill_then_resume_matches_an_uninterrupted_run(tmp_path):
     spec = load_run_spec("grokking", SLOW)
     killed = Store(tmp_path / "killed")
@@ -93,7 +105,9 @@ def test_sigkill_then_resume_matches_an_uninterrupted_run(tmp_path):
     ref_store = Store(tmp_path / "ref")
     ref = run_spec(spec, ref_store, progress=False)
     assert resumed.final == ref.final
-    pd.testing.assert_frame_equal(killed.metrics(spec.run_id), ref_store.metrics(spec.run_id))
+    pd.testing.assert_frame_equal(
+        killed.metrics(spec.run_id), ref_store.metrics(spec.run_id), check_exact=True
+    )  # resume is exact
 
 
 def test_grad_clip_caps_the_gradient_norm():

@@ -2,36 +2,69 @@
 
 from __future__ import annotations
 
+import bisect
+import json
 import multiprocessing as mp
 import sqlite3
+import time
+from pathlib import Path
 
 import pytest
 
 from genlab.errors import StoreError
 from genlab.store import Store
 
-N_ROWS = 300
+N_ROWS = 500
+ENVS = range(20)  # rows per transaction: each holds the write lock a while
 
 
-def _writer(root: str, run_id: str) -> None:
+def _writer(root: str, run_id: str, barrier, out: str) -> None:
+    """Released with the other writer: both create the store at once, then (released again)
+    commit one step's rows per transaction, timing each commit."""
+    barrier.wait(timeout=30)
     store = Store(root)
     store.begin(run_id, "{}")
-    for step in range(N_ROWS):  # one transaction per row: maximal contention
-        store.log_metrics(run_id, [(step, "train/main", "accuracy", step / N_ROWS)])
+    barrier.wait(timeout=30)
+    times = []
+    for step in range(N_ROWS):
+        t0 = time.monotonic()
+        store.log_metrics(run_id, [(step, f"train/{e}", "accuracy", step / N_ROWS) for e in ENVS])
+        times.append((t0, time.monotonic()))
     store.finish(run_id, "done", N_ROWS, 1.0)
+    Path(out).write_text(json.dumps(times))
 
 
-def test_two_processes_write_one_store_without_loss(tmp_path):
+def _waits(mine: list, theirs: list) -> int:
+    """How many of my commits were in progress (begun, not yet committed) while one of theirs
+    committed: each such commit had to wait for the other writer's lock."""
+    ends = sorted(t1 for _, t1 in theirs)
+    return sum(bisect.bisect_left(ends, t1) > bisect.bisect_right(ends, t0) for t0, t1 in mine)
+
+
+def test_two_processes_write_one_store_at_once_without_loss(tmp_path):
+    """Both writers are released by a barrier, so commits of one wait on the other's lock (checked
+    on the timestamps); then every row of both is there: the busy timeout made them wait."""
+    ctx = mp.get_context("spawn")
+    barrier = ctx.Barrier(2)
     root = str(tmp_path / "store")
-    procs = [mp.get_context("spawn").Process(target=_writer, args=(root, f"r{i}")) for i in (0, 1)]
+    outs = [str(tmp_path / f"t{i}.json") for i in (0, 1)]
+    procs = [ctx.Process(target=_writer, args=(root, f"r{i}", barrier, outs[i])) for i in (0, 1)]
     for p in procs:
         p.start()
     for p in procs:
-        p.join(120)
-        assert p.exitcode == 0
+        p.join(60)
+        assert p.exitcode == 0, "a writer failed (or never got past the barrier)"
+    a, b = (json.loads(Path(o).read_text()) for o in outs)
+    overlap = min(a[-1][1], b[-1][1]) - max(a[0][0], b[0][0])
+    waited = _waits(a, b) + _waits(b, a)
+    assert overlap > 0 and waited > 0, (
+        f"no race: the writers overlapped {overlap * 1e3:.1f} ms and no commit was in progress "
+        "while the other writer committed"
+    )
     store = Store(root)
     df = store.metrics(["r0", "r1"])
-    assert len(df) == 2 * N_ROWS
+    assert len(df) == 2 * N_ROWS * len(ENVS)
+    assert sorted(set(df[df.run_id == "r1"]["step"])) == list(range(N_ROWS))
     assert set(store.runs()["status"]) == {"done"}
 
 

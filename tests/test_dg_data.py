@@ -2,38 +2,20 @@
 
 from __future__ import annotations
 
-import gzip
-import struct
-
 import numpy as np
 import pytest
 import torch
 from typer.testing import CliRunner
 
 from genlab.cli import app
-from genlab.datasets.idx import read_idx
-from genlab.datasets.image_folder import read_pnm
+from genlab.datasets.idx import read_idx, write_fake_mnist, write_idx
+from genlab.datasets.image_folder import read_pnm, write_ppm
 from genlab.tasks import TASKS
-
-
-def write_idx(path, array: np.ndarray, gz: bool = False) -> None:
-    code = {np.uint8: 0x08}[array.dtype.type]
-    head = bytes([0, 0, code, array.ndim]) + b"".join(struct.pack(">I", d) for d in array.shape)
-    data = head + array.tobytes()
-    path.write_bytes(gzip.compress(data) if gz else data)
 
 
 @pytest.fixture
 def mnist_root(tmp_path):
-    rng = np.random.default_rng(0)
-    raw = tmp_path / "MNIST" / "raw"
-    raw.mkdir(parents=True)
-    for prefix, n, gz in (("train", 60, True), ("t10k", 24, False)):
-        write_idx(raw / f"{prefix}-images-idx3-ubyte{'.gz' if gz else ''}",
-                  rng.integers(0, 256, (n, 28, 28), dtype=np.uint8), gz)  # fmt: skip
-        write_idx(raw / f"{prefix}-labels-idx1-ubyte{'.gz' if gz else ''}",
-                  (np.arange(n) % 10).astype(np.uint8), gz)  # fmt: skip
-    return tmp_path
+    return write_fake_mnist(tmp_path, n_train=60, n_test=24)
 
 
 def build(name: str, **params):
@@ -43,7 +25,7 @@ def build(name: str, **params):
 
 def test_idx_roundtrip(tmp_path):
     a = np.arange(24, dtype=np.uint8).reshape(2, 3, 4)
-    write_idx(tmp_path / "x.gz", a, gz=True)
+    write_idx(tmp_path / "x.gz", a)
     assert np.array_equal(read_idx(tmp_path / "x.gz"), a)
     (tmp_path / "bad").write_bytes(b"\x01\x02\x03")
     with pytest.raises(ValueError, match="not an IDX file"):
@@ -66,11 +48,6 @@ def test_missing_mnist_root_exit_2(tmp_path):
     ])  # fmt: skip
     assert res.exit_code == 2, res.output
     assert "IDX" in res.output and not store.exists()
-
-
-def write_ppm(path, img: np.ndarray) -> None:
-    h, w, _ = img.shape
-    path.write_bytes(f"P6\n# fixture\n{w} {h}\n255\n".encode() + img.astype(np.uint8).tobytes())
 
 
 @pytest.fixture

@@ -142,23 +142,23 @@ def test_feature_methods_refuse_featureless_model():
 
 
 def test_random_ranges_reproducible_and_in_range():
-    for name in (
-        "irm",
-        "vrex",
-        "groupdro",
-        "mmd",
-        "coral",
-        "mixup",
-        "mldg",
-        "rebias",
-        "ridg",
-        "dmg",
-    ):
+    names = [e.name for e in METHODS.entries() if getattr(e.obj, "RANGES", None)]
+    assert {"irm", "vrex", "groupdro", "mmd", "coral", "mixup", "mldg", "rebias", "ridg"} <= set(
+        names
+    )
+    for name in names:
         cls = METHODS.get(name).obj
         a, b = sample_params(cls.RANGES, 3), sample_params(cls.RANGES, 3)
         assert a == b
+        assert a != sample_params(cls.RANGES, 4)
         for key, (kind, lo, hi) in cls.RANGES.items():
-            assert 10**lo - 1 <= a[key] <= 10**hi + 1 if kind != "uniform" else lo <= a[key] <= hi
+            v = a[key]
+            if kind == "uniform":
+                assert lo <= v <= hi, (name, key, v)
+            elif kind == "log10":
+                assert 10**lo <= v <= 10**hi, (name, key, v)
+            else:
+                assert isinstance(v, int) and round(10**lo) <= v <= round(10**hi), (name, key, v)
         METHODS.get(name).params.model_validate(a)  # a draw is a valid params dict
 
 
@@ -204,6 +204,8 @@ def test_dmg_overlap_and_averaged_prediction():
 )  # fmt: skip
 def test_every_method_trains_end_to_end(tmp_path, method, model):
     from genlab.engine import run_spec
+    from genlab.engine.checkpoint import FINAL
+    from genlab.engine.train import prepare
     from genlab.spec import load_run_spec
     from genlab.store import Store
 
@@ -211,9 +213,14 @@ def test_every_method_trains_end_to_end(tmp_path, method, model):
     spec = load_run_spec("dg-colored", [f"method.name={method}", f"model.name={model}",
                                         f"model.params={params}", "steps=4", "eval.every=2",
                                         "checkpoint_every=2", "batch_size=8"])  # fmt: skip
-    res = run_spec(spec, Store(tmp_path), progress=False)
+    store = Store(tmp_path)
+    res = run_spec(spec, store, progress=False)
     assert res.status == "done"
     assert 0 <= res.final["test/-90%:accuracy"] <= 1
+    start = dict(prepare(spec).model.named_parameters())  # same seed: the same initial model
+    end = torch.load(store.run_dir(res.run_id) / FINAL, weights_only=True)["model"]
+    moved = [k for k, v in start.items() if not torch.equal(v.detach(), end[k])]
+    assert moved, f"{method}: four steps changed no weight"
 
 
 def test_rebias_trains_and_evaluates_the_target_model(tmp_path):

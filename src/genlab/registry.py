@@ -23,6 +23,14 @@ from genlab.errors import SpecError
 T = TypeVar("T")
 
 
+class DuplicateName(ValueError):
+    """A component registered under a name its registry already holds (for another object)."""
+
+    def __init__(self, kind: str, name: str) -> None:
+        super().__init__(f"{kind} {name!r} is registered twice")
+        self.kind, self.name = kind, name
+
+
 class Params(BaseModel):
     """Base of every component's params: unknown keys are errors, values are validated."""
 
@@ -81,11 +89,15 @@ class Registry(Generic[T]):
 
         def deco(obj: T) -> T:
             if name in self._entries and self._entries[name].obj is not obj:
-                raise ValueError(f"{self.kind} {name!r} is registered twice")
+                raise DuplicateName(self.kind, name)
             self._entries[name] = Entry(name, obj, params, tuple(papers), family, dict(extra))
             return obj
 
         return deco
+
+    def unregister(self, name: str) -> None:
+        """Forget ``name`` (a plugin being reloaded or rolled back)."""
+        self._entries.pop(name, None)
 
     def _load(self) -> None:
         if self._loaded:
@@ -95,6 +107,9 @@ class Registry(Generic[T]):
         for mod in pkgutil.iter_modules(pkg.__path__):
             if not mod.name.startswith("_"):
                 importlib.import_module(f"{self._package}.{mod.name}")
+        from genlab.plugins import load_entry_points
+
+        load_entry_points()  # installed packages' plugins (entry-point group ``genlab.plugins``)
 
     def names(self) -> list[str]:
         self._load()

@@ -15,7 +15,14 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    model_serializer,
+    model_validator,
+)
 
 from genlab.errors import SpecError
 from genlab.registry import Registry, format_validation_error
@@ -66,6 +73,14 @@ class StopRule(_Strict):
     patience: int = Field(1, ge=1)
 
 
+class PluginRef(_Strict):
+    """A plugin the run uses (``genlab.plugins``): module, file, hash of its code."""
+
+    module: str
+    path: str | None = None
+    sha256: str
+
+
 class RunSpec(_Strict):
     """Everything that defines one run. See the module docstring."""
 
@@ -81,6 +96,20 @@ class RunSpec(_Strict):
     dtype: Literal["float32", "float64"] = "float32"
     seed: int = Field(0, ge=0)
     data_seed: int = Field(0, ge=0)
+    imports: list[PluginRef] = Field(
+        default_factory=list,
+        description="plugins to load: module names or .py paths; validation keeps those the spec "
+        "uses, as {module, path, sha256} (genlab.plugins)",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _load_plugins(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("imports"):
+            from genlab.plugins import load_all
+
+            data = {**data, "imports": load_all(data["imports"])}
+        return data
 
     @model_validator(mode="after")
     def _resolve_components(self) -> RunSpec:
@@ -97,19 +126,47 @@ class RunSpec(_Strict):
         resolve(METHODS, self.method, "method.params")
         for i, probe in enumerate(self.eval.probes):
             resolve(PROBES, probe, f"eval.probes.{i}.params")
+        self._record_plugins()
         return self
+
+    def _record_plugins(self) -> None:
+        """Record the plugins whose components this spec uses, however they were loaded (``imports``,
+        ``genlab --import``, entry points): a plugin it lists but does not use is left out, so
+        editing it does not change this run's id."""
+        from genlab.plugins import owners
+
+        used = [("task", self.task.name), ("model", self.model.name),
+                ("method", self.method.name), *(("probe", p.name) for p in self.eval.probes)]  # fmt: skip
+        self.imports = [PluginRef(**rec) for rec in owners(used)]
+
+    @model_serializer(mode="wrap")
+    def _without_empty_imports(self, handler: Any) -> dict[str, Any]:
+        """Specs without plugins serialise (and hash) exactly as before plugins existed."""
+        data = handler(self)
+        if not data.get("imports"):
+            data.pop("imports", None)
+        return data
 
     def canonical_json(self) -> str:
         return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
 
     @property
     def run_id(self) -> str:
-        """The first 16 hex digits of the SHA-256 of the canonical JSON."""
-        return hashlib.sha256(self.canonical_json().encode()).hexdigest()[:16]
+        """The first 16 hex digits of the SHA-256 of the canonical JSON, plugin paths left out
+        (their module and code hash stay in: moving a plugin keeps the id, editing it does not)."""
+        data = self.model_dump(mode="json")
+        for ref in data.get("imports", []):
+            ref.pop("path", None)
+        text = json.dumps(data, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def parse_spec(data: dict[str, Any]) -> RunSpec:
-    """Validate a dict into a ``RunSpec``; any problem is a ``SpecError`` naming the field."""
+    """Validate a dict into a ``RunSpec``; any problem is a ``SpecError`` naming the field.
+    A ``regime`` table is applied first (``genlab.regime``)."""
+    from genlab.regime import apply_regime
+
+    data = apply_regime(data)
     try:
         return RunSpec.model_validate(data)
     except ValidationError as exc:
@@ -144,9 +201,14 @@ def load_spec_file(ref: str) -> dict[str, Any]:
         path = preset
     text = path.read_text()
     try:
-        return json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
+        data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
     except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
         raise SpecError(f"{path}: not valid {path.suffix.lstrip('.') or 'toml'}: {exc}") from None
+    if isinstance(data, dict) and "imports" in data:  # plugin paths are relative to the file
+        from genlab.plugins import resolve_refs
+
+        data["imports"] = resolve_refs(data["imports"], path.parent)
+    return data
 
 
 def parse_value(text: str) -> Any:

@@ -52,6 +52,13 @@ CREATE TABLE IF NOT EXISTS verdicts (
 """
 
 
+_VERDICT_EXTRAS = """
+CREATE TABLE IF NOT EXISTS verdict_extras (
+    claim_id TEXT NOT NULL, config_id TEXT NOT NULL, extras TEXT NOT NULL,
+    PRIMARY KEY (claim_id, config_id)
+);
+"""
+
 _SWEEPS = """
 CREATE TABLE IF NOT EXISTS sweeps (
     sweep_id TEXT PRIMARY KEY, name TEXT NOT NULL, spec TEXT NOT NULL, runs TEXT NOT NULL,
@@ -264,10 +271,14 @@ class Store:
         with self._write() as c:
             c.execute("DELETE FROM metrics WHERE run_id=? AND step>?", (run_id, step))
 
-    def metrics(self, run_ids: str | Iterable[str]) -> pd.DataFrame:
-        """Long-format metrics ``run_id, step, split, metric, value`` of the given runs."""
-        ids = [run_ids] if isinstance(run_ids, str) else list(run_ids)
+    def metrics(self, run_ids: str | Iterable[str] | None = None) -> pd.DataFrame:
+        """Long-format metrics ``run_id, step, split, metric, value`` of the given runs (all runs
+        when None)."""
         cols = ["run_id", "step", "split", "metric", "value"]
+        if run_ids is None:
+            return pd.DataFrame(self._read(f"SELECT {', '.join(cols)} FROM metrics ORDER BY "
+                                           "run_id, step, split, metric"), columns=cols)  # fmt: skip
+        ids = [run_ids] if isinstance(run_ids, str) else list(run_ids)
         if not ids:
             return pd.DataFrame(columns=cols)
         marks = ",".join("?" * len(ids))
@@ -348,3 +359,19 @@ class Store:
         sid, name, spec, runs, created = rows[0]
         return {"sweep_id": sid, "name": name, "spec": json.loads(spec), "runs": json.loads(runs),
                 "created": created}  # fmt: skip
+
+    # ---- what else a verdict keeps: provenance, its evidence table (created on first use) ------
+
+    def save_verdict_extras(self, claim_id: str, config_id: str, extras: dict[str, Any]) -> None:
+        """JSON beside a verdict: ``{"provenance": ..., "table": ...}`` (``claims.runner``)."""
+        with self._write() as c:
+            c.execute(_VERDICT_EXTRAS)
+            c.execute("INSERT OR REPLACE INTO verdict_extras VALUES (?, ?, ?)",
+                      (claim_id, config_id, json.dumps(extras)))  # fmt: skip
+
+    def verdict_extras(self, claim_id: str, config_id: str) -> dict[str, Any]:
+        if not self._has_table("verdict_extras"):
+            return {}
+        rows = self._read("SELECT extras FROM verdict_extras WHERE claim_id=? AND config_id=?",
+                          (claim_id, config_id))  # fmt: skip
+        return json.loads(rows[0][0]) if rows else {}

@@ -83,6 +83,8 @@ def _flatten(d: Any, prefix: str = "") -> dict[str, Any]:
     if isinstance(d, dict):
         out: dict[str, Any] = {}
         for k, v in d.items():
+            if not prefix and k == "imports":
+                continue  # plugin records: implied by the component names, never a label
             out.update(_flatten(v, f"{prefix}{k}."))
         return out
     return {prefix[:-1]: json.dumps(d) if isinstance(d, list) else d}

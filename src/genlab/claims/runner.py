@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from genlab.claims.base import Budget, Claim, ClaimResult
 from genlab.engine import run_spec
 from genlab.errors import GenlabError, SpecError
+from genlab.provenance import verdict_extras
 from genlab.spec import RunSpec
 from genlab.store import Store
 
@@ -39,6 +41,7 @@ def run_claim(
         from genlab.sweep import make_executor
 
         execute = make_executor(execute)
+    started = time.time()
     cfg = claim.config(budget, overrides)
     specs = claim.specs(cfg)
     execute(specs, store, progress)
@@ -55,4 +58,5 @@ def run_claim(
         "verdict": result.verdict, "statistic": result.statistic, "evidence": result.evidence,
         "figure": str(result.figure) if result.figure else None, "run_ids": ids,
     })  # fmt: skip
+    store.save_verdict_extras(claim.id, config_id, verdict_extras(result.table, started))
     return result

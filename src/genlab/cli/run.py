@@ -156,14 +156,33 @@ def show(
 
 @app.command()
 def export(
-    run_id: Annotated[str, typer.Argument(help="run id or a unique prefix")],
+    run_id: Annotated[
+        str,
+        typer.Argument(
+            help="run id or a unique prefix (or, with --mlflow / --tensorboard, a sweep id or name)"
+        ),
+    ],  # fmt: skip
     store: StoreOpt = None,
     csv: Annotated[bool, typer.Option("--csv", help="CSV (the default)")] = True,
     output: Annotated[
         Path | None, typer.Option("--out", "-o", help="file (default stdout)")
     ] = None,
+    mlflow: Annotated[
+        Path | None, typer.Option(help="MLflow tracking folder (genlab[mlflow])")
+    ] = None,
+    tensorboard: Annotated[Path | None, typer.Option(help="TensorBoard log folder")] = None,
 ) -> None:
-    """Export a run's long-format metrics (run_id, step, split, metric, value) as CSV."""
+    """Export a run's long-format metrics (run_id, step, split, metric, value) as CSV, or runs and
+    sweeps with params, step-wise metrics and artifacts to MLflow or TensorBoard."""
+    if mlflow or tensorboard:
+        from genlab.export import export as export_to
+
+        try:
+            done = export_to(open_store(store), run_id, mlflow, tensorboard)
+        except GenlabError as exc:
+            fail(exc)
+        emit_json(done)
+        return
     try:
         st = open_store(store)
         df = st.metrics(st.resolve(run_id))

@@ -60,3 +60,25 @@ def load_mnist(root: str | Path) -> tuple[torch.Tensor, torch.Tensor]:
         xs.append(torch.from_numpy(x.copy()))
         ys.append(torch.from_numpy(y.astype(np.int64)))
     return torch.cat(xs), torch.cat(ys)
+
+
+def write_idx(path: str | Path, array: np.ndarray) -> None:
+    """Write ``array`` (uint8) as an IDX file, gzipped when ``path`` ends in ``.gz``."""
+    path = Path(path)
+    head = bytes([0, 0, 0x08, array.ndim]) + b"".join(d.to_bytes(4, "big") for d in array.shape)
+    data = head + np.ascontiguousarray(array, dtype=np.uint8).tobytes()
+    path.write_bytes(gzip.compress(data) if path.suffix == ".gz" else data)
+
+
+def write_fake_mnist(root: str | Path, n_train: int = 60, n_test: int = 24, seed: int = 0) -> Path:
+    """MNIST's four IDX files with random images and cycling labels under ``root/MNIST/raw`` (the
+    train pair gzipped, the test pair plain): a tiny stand-in in the real layout, for tests."""
+    raw = Path(root) / "MNIST" / "raw"
+    raw.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    for (images, labels), n, ext in zip(
+        FILES.values(), (n_train, n_test), (".gz", ""), strict=True
+    ):
+        write_idx(raw / f"{images}{ext}", rng.integers(0, 256, (n, 28, 28), dtype=np.uint8))
+        write_idx(raw / f"{labels}{ext}", (np.arange(n) % 10).astype(np.uint8))
+    return Path(root)

@@ -41,6 +41,31 @@ def read_pnm(path: Path) -> np.ndarray:
     return data.reshape(h, w, channels).astype(np.float32) / maxval
 
 
+def write_ppm(path: Path, img: np.ndarray) -> None:
+    """Write an ``(H, W, 3)`` array of 0..255 values as a binary PPM (P6) file."""
+    h, w, _ = img.shape
+    path.write_bytes(f"P6\n# genlab\n{w} {h}\n255\n".encode() + img.astype(np.uint8).tobytes())
+
+
+def write_fake_folders(
+    root: str | Path,
+    domains: tuple[str, ...] = ("art", "photo", "sketch"),
+    classes: tuple[str, ...] = ("dog", "horse"),
+    n: int = 5,
+    size: int = 6,
+    seed: int = 0,
+) -> Path:
+    """A ``root/<domain>/<class>/<i>.ppm`` tree of random images: a tiny stand-in in the real
+    layout, for tests."""
+    rng = np.random.default_rng(seed)
+    for d in domains:
+        for c in classes:
+            (Path(root) / d / c).mkdir(parents=True, exist_ok=True)
+            for i in range(n):
+                write_ppm(Path(root) / d / c / f"{i}.ppm", rng.integers(0, 256, (size, size, 3)))
+    return Path(root)
+
+
 def read_image(path: Path) -> torch.Tensor:
     """One image as a float ``(3, H, W)`` tensor in [0, 1] (gray is repeated, alpha dropped)."""
     if path.suffix.lower() in (".ppm", ".pgm"):

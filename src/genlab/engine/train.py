@@ -30,6 +30,7 @@ from genlab.probes import PROBES, EvalContext
 from genlab.spec import RunSpec
 from genlab.store import Store
 from genlab.tasks import TASKS, TaskData
+from genlab.weights.context import using_store
 
 Metrics = dict[tuple[str, str], float]
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
@@ -92,7 +93,7 @@ def prepare(spec: RunSpec) -> Prepared:
 
 
 def evaluate(prep: Prepared, step: int) -> Metrics:
-    ctx = EvalContext(prep.model, prep.data, step)
+    ctx = EvalContext(prep.model, prep.data, step, prep.spec)
     out: Metrics = {}
     for fn, params in prep.probes:
         out.update(fn(prep.model, ctx, params))
@@ -137,7 +138,8 @@ def run_spec(
     if store.is_live(run_id):
         raise GenlabError(f"run {run_id} is being trained by another live process")
 
-    prep = prepare(spec)
+    with using_store(store):  # components built from other runs (from_run) read this store
+        prep = prepare(spec)
     run_dir = store.run_dir(run_id)
     state = checkpoint.load(run_dir / checkpoint.RESUME) if status else None
     if state is None:

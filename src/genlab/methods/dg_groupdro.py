@@ -15,6 +15,7 @@ from genlab.methods import METHODS
 from genlab.methods._dg import Ranges, buffer, env_losses, train_envs
 from genlab.methods.base import Batch, Method
 from genlab.registry import Params
+from genlab.tasks.base import TaskInfo
 
 
 class GroupDROParams(Params):
@@ -28,6 +29,13 @@ class GroupDRO(Method):
     """Group distributionally robust optimisation over environments (Sagawa et al., 2020)."""
 
     RANGES: ClassVar[Ranges] = {"groupdro_eta": ("log10", -3, -1)}
+
+    def __init__(self, params: GroupDROParams, info: TaskInfo) -> None:
+        super().__init__(params, info)
+        if info.kind == "regression":
+            raise ValueError(
+                "method groupdro: env risks are cross-entropies; got a regression task"
+            )
 
     def wrap(self, model: nn.Module) -> nn.Module:
         n = len(train_envs(self.info))

@@ -36,10 +36,10 @@ class ERM(Method):
 
     def __init__(self, params: ERMParams, info: TaskInfo) -> None:
         super().__init__(params, info)
-        if params.loss == "stablemax" and info.kind not in ("classification", "sequence"):
+        if info.kind not in ("classification", "sequence"):
             raise ValueError(
-                "method.params.loss: 'stablemax' needs a classification task, "
-                f"got kind {info.kind!r}"
+                f"method.params.loss: {params.loss!r} cross-entropy needs a classification or "
+                f"sequence task (class labels), got a {info.kind} task; use method mse"
             )
         self._loss_fn = LOSSES[params.loss]
 

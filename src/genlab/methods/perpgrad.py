@@ -57,5 +57,6 @@ class PerpGrad(ERM):
         loss, logs = self.loss(model, batches)
         loss.backward()
         project_out_weights(model, self.params.renormalize)
+        self.clip(model)
         optimizer.step()
         return {"loss": loss.item(), **logs}

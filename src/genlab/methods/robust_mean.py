@@ -19,6 +19,7 @@ from genlab.methods import METHODS
 from genlab.methods.base import Batch, Method
 from genlab.probes._grads import per_sample_grads_dict
 from genlab.registry import Params
+from genlab.tasks.base import TaskInfo
 
 
 class RobustMeanParams(Params):
@@ -41,6 +42,11 @@ class RobustMean(Method):
     """ERM with the batch gradient replaced by the winsorised mean of per-example gradients
     (Chatterjee & Zielinski, #51). Params: ``c`` (examples clipped per coordinate at each end)."""
 
+    def __init__(self, params: RobustMeanParams, info: TaskInfo) -> None:
+        super().__init__(params, info)
+        if info.kind == "regression":
+            raise ValueError("method robust_mean: per-example cross-entropy; got a regression task")
+
     def step(
         self, model: nn.Module, optimizer: torch.optim.Optimizer, batches: dict[str, Batch]
     ) -> dict[str, float]:
@@ -51,5 +57,6 @@ class RobustMean(Method):
         params = dict(model.named_parameters())
         for name, g in grads.items():
             params[name].grad = winsorised_mean(g, self.params.c).to(params[name].dtype)
+        self.clip(model)
         optimizer.step()
         return {"loss": float(loss)}

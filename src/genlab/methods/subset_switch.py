@@ -29,7 +29,13 @@ class SubsetSwitchParams(Params):
     loss: Literal["softmax", "stablemax"] = "softmax"
 
 
-@METHODS.register("subset_switch", SubsetSwitchParams, papers=(116,), family="grokking")
+@METHODS.register(
+    "subset_switch",
+    SubsetSwitchParams,
+    papers=(116,),
+    family="grokking",
+    tiny={"switch_step": 1, "keep": 8},
+)
 class SubsetSwitch(ERM):
     """ERM on the full training set for ``switch_step`` steps, then on its first ``keep`` examples
     (ungrokking, Varma et al., #116). Meant for full-batch training."""

@@ -93,7 +93,13 @@ class CNN(nn.Module):
         return self.classifier(self.featurize(x))
 
 
-@MODELS.register("cnn", CNNParams, papers=(7, 103), family="domain-shift")
+@MODELS.register(
+    "cnn",
+    CNNParams,
+    papers=(7, 103),
+    family="domain-shift",
+    tiny={"channels": [4], "pool_every": 1},
+)
 def cnn(params: CNNParams, info: TaskInfo) -> nn.Module:
     """Small CNN with BatchNorm or IBN-a layers (Pan et al., IBN-Net, #7)."""
     return CNN(params, info)

@@ -108,7 +108,9 @@ class LoopedTransformer(nn.Module):
         return self.unembed(self.ln_f(h))
 
 
-@MODELS.register("looped_transformer", LoopedParams, papers=(58,))
+@MODELS.register(
+    "looped_transformer", LoopedParams, papers=(58,), tiny={"d_model": 16, "n_heads": 2}
+)
 def looped_transformer(params: LoopedParams, info: TaskInfo) -> nn.Module:
     """Weight-tied causal transformer block looped per reasoning step of the input (#58)."""
     return LoopedTransformer(params, info)

@@ -61,7 +61,7 @@ class MLP(nn.Module):
         return self.net(self.embed(x).flatten(1))
 
 
-@MODELS.register("mlp", MLPParams, papers=(107,))
+@MODELS.register("mlp", MLPParams, papers=(107,), tiny={"width": 16, "embed_dim": 8})
 def mlp(params: MLPParams, info: TaskInfo) -> nn.Module:
     """Multilayer perceptron on token or dense inputs."""
     return MLP(params, info)

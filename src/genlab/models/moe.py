@@ -94,7 +94,12 @@ class MoETransformer(nn.Module):
         return self.unembed(self.ln_f(h[:, -1]))
 
 
-@MODELS.register("moe_transformer", MoEParams, papers=(38,))
+@MODELS.register(
+    "moe_transformer",
+    MoEParams,
+    papers=(38,),
+    tiny={"d_model": 16, "n_heads": 2, "n_layers": 1, "n_experts": 2, "d_mlp": 16},
+)
 def moe_transformer(params: MoEParams, info: TaskInfo) -> nn.Module:
     """Tiny top-1 mixture-of-experts transformer that records its routing pathways (#38)."""
     return MoETransformer(params, info)

@@ -69,13 +69,13 @@ class RNN(RecurrentBase):
         return self.rnn(e)[0]
 
 
-@MODELS.register("rnn", RecurrentParams, papers=(62,))
+@MODELS.register("rnn", RecurrentParams, papers=(62,), tiny={"hidden": 16, "embed_dim": 4})
 def rnn(params: RecurrentParams, info: TaskInfo) -> nn.Module:
     """Vanilla tanh RNN (Delétang et al., #62): solves regular tasks only."""
     return RNN(params, info, "rnn")
 
 
-@MODELS.register("lstm", RecurrentParams, papers=(62,))
+@MODELS.register("lstm", RecurrentParams, papers=(62,), tiny={"hidden": 16, "embed_dim": 4})
 def lstm(params: RecurrentParams, info: TaskInfo) -> nn.Module:
     """LSTM (Hochreiter & Schmidhuber) as in Delétang et al. (#62): regular, counter tasks."""
     return RNN(params, info, "lstm")

@@ -73,7 +73,7 @@ class StackRNN(RecurrentBase):
         return torch.stack(out, dim=1)
 
 
-@MODELS.register("stack_rnn", StackRNNParams, papers=(62,))
+@MODELS.register("stack_rnn", StackRNNParams, papers=(62,), tiny={"hidden": 16, "embed_dim": 4})
 def stack_rnn(params: StackRNNParams, info: TaskInfo) -> nn.Module:
     """RNN with a differentiable stack (Joulin & Mikolov 2015; Delétang et al., #62)."""
     return StackRNN(params, info)

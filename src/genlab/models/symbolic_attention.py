@@ -104,7 +104,12 @@ class SymbolicTransformer(Transformer):
             block.attn = new
 
 
-@MODELS.register("transformer_symbolic", SymbolicParams, papers=(96,))
+@MODELS.register(
+    "transformer_symbolic",
+    SymbolicParams,
+    papers=(96,),
+    tiny={"d_model": 16, "n_layers": 1, "n_heads": 2},
+)
 def transformer_symbolic(params: SymbolicParams, info: TaskInfo) -> nn.Module:
     """Decoder-only transformer with two identity parameters per head (Boix-Adsera et al., #96)."""
     return SymbolicTransformer(params, info)

@@ -69,7 +69,7 @@ class TapeRNN(RecurrentBase):
         return torch.stack(out, dim=1)
 
 
-@MODELS.register("tape_rnn", TapeRNNParams, papers=(62,))
+@MODELS.register("tape_rnn", TapeRNNParams, papers=(62,), tiny={"hidden": 16, "embed_dim": 4})
 def tape_rnn(params: TapeRNNParams, info: TaskInfo) -> nn.Module:
     """RNN with a differentiable tape and input-length jumps (Delétang et al., #62)."""
     return TapeRNN(params, info)

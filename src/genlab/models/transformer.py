@@ -117,7 +117,13 @@ class Transformer(nn.Module):
         return self.unembed(self.ln_f(h))
 
 
-@MODELS.register("transformer", TransformerParams, papers=(55, 100))
+@MODELS.register(
+    "transformer",
+    TransformerParams,
+    papers=(55, 100),
+    tiny={"d_model": 16, "n_layers": 1, "n_heads": 2},
+)
 def transformer(params: TransformerParams, info: TaskInfo) -> nn.Module:
-    """Decoder-only transformer with a pluggable positional encoding (nanoGPT-style)."""
+    """Decoder-only transformer with a pluggable positional encoding (nanoGPT-style); Power et
+    al.'s grokking model (#55) and the positional-encoding study of Kazemnejad et al. (#100)."""
     return Transformer(params, info)

@@ -18,6 +18,16 @@ from genlab.losses import cross_entropy
 from genlab.probes.base import EvalContext
 
 
+def require_classification(ctx: EvalContext, probe: str) -> None:
+    """Raise ``SpecError`` unless the task gives one class label per example (these probes
+    differentiate the cross-entropy of ``(N, C)`` logits)."""
+    if ctx.data.info.kind != "classification":
+        raise SpecError(
+            f"probe {probe!r} needs a classification task (one class label per example), "
+            f"got a {ctx.data.info.kind} task"
+        )
+
+
 def last_linear(model: nn.Module) -> nn.Linear:
     """The last ``nn.Linear`` in ``model.modules()`` (taken to be the classifier head)."""
     head = None
@@ -51,9 +61,13 @@ def head_features(model: nn.Module, x: Tensor) -> tuple[Tensor, Tensor, nn.Linea
     finally:
         hook.remove()
         model.train(was_training)
-    if logits.dim() != 2:
-        raise SpecError("last-layer probes need classification logits of shape (N, C)")
-    return caught[-1].flatten(1), logits, head
+    h = caught[-1].flatten(1)
+    if logits.dim() != 2 or h.shape != (len(x), head.in_features):
+        raise SpecError(
+            "last-layer probes need a model whose last nn.Linear maps one feature vector per "
+            f"example to (N, C) logits; {type(model).__name__} does not"
+        )
+    return h, logits, head
 
 
 def ctx_head_features(ctx: EvalContext, split: str) -> tuple[Tensor, Tensor, nn.Linear]:

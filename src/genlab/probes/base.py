@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import torch
 from torch import Tensor, nn
@@ -15,11 +16,13 @@ EVAL_CHUNK = 8192
 
 @dataclass
 class EvalContext:
-    """What a probe may look at. ``logits`` runs the model once per split, in large chunks."""
+    """What a probe may look at. ``logits`` runs the model once per split, in large chunks.
+    ``spec`` is the run's ``RunSpec`` when the engine evaluates (None elsewhere)."""
 
     model: nn.Module
     data: TaskData
     step: int
+    spec: Any = None
     _cache: dict[str, Tensor] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

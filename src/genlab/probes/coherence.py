@@ -26,6 +26,7 @@ from genlab.probes._grads import (
     head_grad_sqnorm,
     linear_sums,
     per_sample_sums,
+    require_classification,
     softmax_error,
     subsample,
 )
@@ -66,13 +67,16 @@ def coherence_of(grads: Tensor) -> float:
     return float(g.mean(0).pow(2).sum() / per) if per > 0 else float("nan")
 
 
-@PROBES.register("coherence", CoherenceParams, papers=(51,), family="diag")
+@PROBES.register(
+    "coherence", CoherenceParams, papers=(51,), family="diag", tiny={"max_samples": 64}
+)
 def coherence(model: nn.Module, ctx: EvalContext, params: CoherenceParams) -> ProbeResult:
     """Per-sample gradient coherence alpha on each training split (Chatterjee & Zielinski, #51).
 
     Metric ``coherence`` per ``train/*`` split. Params: ``mode`` (``last_layer`` | ``full``),
     ``max_samples`` (a subsample drawn per evaluation step; 0: all samples).
     """
+    require_classification(ctx, "coherence")
     out: ProbeResult = {}
     for name, split in ctx.splits.items():
         if not name.startswith("train/"):

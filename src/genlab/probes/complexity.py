@@ -240,7 +240,13 @@ def model_complexity(
     return {"fourier_complexity": float(np.mean(four)), "lz_complexity": float(np.mean(lz))}
 
 
-@PROBES.register("function_complexity", ComplexityParams, papers=(85,), family="diag")
+@PROBES.register(
+    "function_complexity",
+    ComplexityParams,
+    papers=(85,),
+    family="diag",
+    tiny={"grid": 8, "planes": 1},
+)
 def function_complexity(
     model: nn.Module, ctx: EvalContext, params: ComplexityParams
 ) -> ProbeResult:

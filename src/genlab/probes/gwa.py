@@ -18,7 +18,13 @@ from pydantic import Field
 from torch import Tensor, nn
 
 from genlab.probes import PROBES
-from genlab.probes._grads import ctx_head_features, head_features, softmax_error, subsample
+from genlab.probes._grads import (
+    ctx_head_features,
+    head_features,
+    require_classification,
+    softmax_error,
+    subsample,
+)
 from genlab.probes.base import EvalContext, ProbeResult
 from genlab.registry import Params
 
@@ -81,6 +87,7 @@ def gwa(model: nn.Module, ctx: EvalContext, params: GWAParams) -> ProbeResult:
     ``gwa_kurtosis``, and ``gwa_noise_auroc`` when the task marks corrupted labels in
     ``meta["noisy"]``. Params: ``max_samples`` (0: every training sample).
     """
+    require_classification(ctx, "gwa")
     out: ProbeResult = {}
     for name, split in ctx.splits.items():
         if not name.startswith("train/"):

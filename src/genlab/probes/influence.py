@@ -38,7 +38,7 @@ from torch.func import functional_call, jacrev, vmap
 
 from genlab.errors import SpecError
 from genlab.probes import PROBES
-from genlab.probes._grads import last_linear, subsample
+from genlab.probes._grads import last_linear, require_classification, subsample
 from genlab.probes.base import EvalContext, ProbeResult
 from genlab.registry import Params
 
@@ -219,11 +219,14 @@ class InfluenceParams(Params):
     )
 
 
-@PROBES.register("influence", InfluenceParams, papers=(13,), family="diag")
+@PROBES.register(
+    "influence", InfluenceParams, papers=(13,), family="diag", tiny={"max_samples": 16}
+)
 def influence(model: nn.Module, ctx: EvalContext, params: InfluenceParams) -> ProbeResult:
     """Damped-GGN self-influence of training samples (influence functions, #13). Metrics per
     ``train/*`` split: ``self_influence_mean`` and ``self_influence_noise_auroc`` (when the task
     marks corrupted labels). Params: ``scope``, ``damping``, ``max_samples``, ``max_params``."""
+    require_classification(ctx, "influence")
     out: ProbeResult = {}
     for name, split in ctx.splits.items():
         if not name.startswith("train/"):

@@ -26,6 +26,7 @@ import torch
 from pydantic import Field
 from torch import Tensor, nn
 
+from genlab.errors import SpecError
 from genlab.probes import PROBES
 from genlab.probes.base import EVAL_CHUNK, EvalContext, ProbeResult
 from genlab.registry import Params
@@ -78,7 +79,7 @@ def layer_features(model: nn.Module, x: Tensor, grid: int = 1) -> list[Tensor]:
     finally:
         model.train(was_training)
     if not chunks or not chunks[0]:
-        raise ValueError("layer_probes: the model has no block_features and no activation layers")
+        raise SpecError("layer_probes: the model has no block_features and no activation layers")
     return [torch.cat([c[j] for c in chunks]) for j in range(len(chunks[0]))]
 
 
@@ -130,7 +131,13 @@ def probe_accuracy(probe: tuple[Tensor, Tensor, Tensor, Tensor], x: Tensor, y: T
     return ((((x - mean) / std) @ w + b).argmax(1) == y).double().mean().item()
 
 
-@PROBES.register("layer_probes", LayerProbeParams, papers=(103,), family="domain-shift")
+@PROBES.register(
+    "layer_probes",
+    LayerProbeParams,
+    papers=(103,),
+    family="domain-shift",
+    tiny={"steps": 10, "max_train": 200},
+)
 def layer_probes(model: nn.Module, ctx: EvalContext, params: LayerProbeParams) -> ProbeResult:
     """Zero-shot intermediate-layer classifiers: fit on ``train/*``, accuracy per split and layer
     (Uselis & Oh, #103)."""

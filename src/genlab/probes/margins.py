@@ -22,7 +22,7 @@ from pydantic import Field
 from torch import Tensor, nn
 
 from genlab.probes import PROBES
-from genlab.probes._grads import head_features, subsample
+from genlab.probes._grads import head_features, require_classification, subsample
 from genlab.probes.base import EvalContext, ProbeResult
 from genlab.registry import Params
 
@@ -130,13 +130,16 @@ def margins_of(
     return out
 
 
-@PROBES.register("margins", MarginParams, papers=(99,), family="diag")
+@PROBES.register(
+    "margins", MarginParams, papers=(99,), family="diag", tiny={"max_samples": 16, "max_iter": 5}
+)
 def margins(model: nn.Module, ctx: EvalContext, params: MarginParams) -> ProbeResult:
     """Output, hidden-layer, input and constrained input margins of the training data
     (Mouton et al., #99). Metrics per ``train/*`` split: ``output_margin``, ``hidden_margin``,
     ``input_margin``, ``constrained_margin`` (those in ``measures``). Params: ``measures``,
     ``max_samples``, ``max_iter``, ``overshoot``, ``pca_variance``.
     """
+    require_classification(ctx, "margins")
     out: ProbeResult = {}
     for name, split in ctx.splits.items():
         if not name.startswith("train/"):

@@ -115,7 +115,13 @@ def sharpness_measures(
     return out
 
 
-@PROBES.register("sharpness", SharpnessParams, papers=(97,), family="diag")
+@PROBES.register(
+    "sharpness",
+    SharpnessParams,
+    papers=(97,),
+    family="diag",
+    tiny={"power_iters": 3, "hutchinson": 2, "max_samples": 64},
+)
 def sharpness(model: nn.Module, ctx: EvalContext, params: SharpnessParams) -> ProbeResult:
     """Sharpness of the training loss: SAM and ASAM ball sharpness, Hessian top eigenvalue and
     trace (Wen, Li & Ma, #97). Metrics per ``train/*`` split: ``sam_sharpness``,

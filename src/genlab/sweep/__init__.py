@@ -5,6 +5,9 @@ Executors: ``serial``, ``pool`` (worker processes), ``vmap`` (stacked replicas w
 finished ids are skipped and runs left ``running`` by a dead process resume from their checkpoint.
 """
 
+import sys
+import types
+
 from genlab.sweep.base import Executor, Outcome
 from genlab.sweep.executors import EXECUTORS, make_executor
 from genlab.sweep.runner import SweepResult, plan, run_sweep
@@ -14,3 +17,16 @@ __all__ = [
     "EXECUTORS", "Executor", "Outcome", "SweepResult", "SweepSpec", "load_sweep", "make_executor",
     "parse_sweep", "plan", "run_sweep",
 ]  # fmt: skip
+
+
+class _CallablePackage(types.ModuleType):
+    """``genlab.sweep(...)`` is the Python API's sweep (``genlab.api.sweep``) although
+    ``genlab.sweep`` is also this package: importing it sets the attribute on ``genlab``."""
+
+    def __call__(self, *args, **kwargs):  # noqa: ANN002, ANN003
+        from genlab.api import sweep
+
+        return sweep(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallablePackage

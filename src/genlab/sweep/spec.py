@@ -29,7 +29,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from genlab.design import Design
 from genlab.errors import SpecError
@@ -122,6 +130,17 @@ class SweepSpec(BaseModel):
     random: dict[str, Distribution] = Field(default_factory=dict)
     trials: int = Field(1, ge=1, description="random draws (used when [random] has axes)")
     random_seed: int = Field(0, ge=0)
+    imports: list[str] = Field(
+        default_factory=list, description="plugins for every run (genlab.plugins); paths are "
+        "relative to the sweep file",
+    )  # fmt: skip
+
+    @model_serializer(mode="wrap")
+    def _without_empty_imports(self, handler: Any) -> dict[str, Any]:
+        data = handler(self)  # sweeps without plugins keep the ids they had before plugins
+        if not data.get("imports"):
+            data.pop("imports", None)
+        return data
 
     @model_validator(mode="before")
     @classmethod
@@ -195,6 +214,12 @@ class SweepSpec(BaseModel):
             if not sep or not key.strip():
                 raise SpecError(f"set: {item!r} must look like key.path=value")
             data = set_path(data, key, parse_value(raw.strip()))
+        if self.imports:
+            from genlab.plugins import resolve_refs
+
+            data["imports"] = resolve_refs(self.imports, root or Path.cwd()) + list(
+                data.get("imports", [])
+            )
         return data
 
     def points(self) -> list[dict[str, Any]]:

@@ -36,7 +36,7 @@ from pydantic import Field, model_validator
 from genlab.losses import IGNORE
 from genlab.tasks import TASKS
 from genlab.tasks.base import Split, TaskData, TaskInfo
-from genlab.tasks.seq_common import LengthParams, length_splits, pack
+from genlab.tasks.seq_common import TINY, LengthParams, length_splits, pack
 
 EQ, FIRST_OP = 2, 3
 OPS: dict[str, int] = {"+": 0, "-": 1, "*": 2}
@@ -146,7 +146,9 @@ def _split(
     return pack([r[0] for r in rows], [r[1] for r in rows], meta)
 
 
-@TASKS.register("computation_graph", ComputationGraphParams, papers=(58,), family="length")
+@TASKS.register(
+    "computation_graph", ComputationGraphParams, papers=(58,), family="length", tiny=TINY
+)
 def computation_graph(params: ComputationGraphParams, data_seed: int) -> TaskData:
     """Values of every variable of a random program over Z_p, by graph depth (Altabaa et al., #58)."""
     rng = np.random.default_rng(data_seed)

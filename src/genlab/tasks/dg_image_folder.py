@@ -11,7 +11,7 @@ import torch
 from pydantic import Field
 
 from genlab.datasets.domains import domain_task
-from genlab.datasets.image_folder import load_domain, scan
+from genlab.datasets.image_folder import load_domain, scan, write_fake_folders
 from genlab.registry import Params
 from genlab.tasks import TASKS
 from genlab.tasks.base import TaskData, TaskInfo
@@ -26,7 +26,13 @@ class ImageFolderParams(Params):
     holdout_fraction: float = Field(0.2, gt=0, lt=1)
 
 
-@TASKS.register("image_folder_domains", ImageFolderParams, papers=(17,), family="domain-shift")
+@TASKS.register(
+    "image_folder_domains",
+    ImageFolderParams,
+    papers=(17,),
+    family="domain-shift",
+    tiny=lambda root: {"data_root": str(write_fake_folders(root))},
+)
 def image_folder_domains(params: ImageFolderParams, data_seed: int) -> TaskData:
     """One environment per domain folder, classes from the class folders (DomainBed's layout)."""
     domains, classes, files = scan(params.data_root)

@@ -13,7 +13,7 @@ import torch
 from pydantic import Field, field_validator
 
 from genlab.datasets.domains import check_test_envs, domain_task, shuffled_parts
-from genlab.datasets.idx import load_mnist
+from genlab.datasets.idx import load_mnist, write_fake_mnist
 from genlab.registry import Params
 from genlab.tasks import TASKS
 from genlab.tasks.base import TaskData, TaskInfo
@@ -52,7 +52,12 @@ def _shuffled(params: MNISTDomainParams, gen: torch.Generator) -> tuple[torch.Te
     return x[order].float().div(255).unsqueeze(1), y[order]
 
 
-@TASKS.register("colored_mnist", ColoredMNISTParams, family="domain-shift")
+@TASKS.register(
+    "colored_mnist",
+    ColoredMNISTParams,
+    family="domain-shift",
+    tiny=lambda root: {"data_root": str(write_fake_mnist(root))},
+)
 def colored_mnist(params: ColoredMNISTParams, data_seed: int) -> TaskData:
     """DomainBed's ColoredMNIST from IDX files: 2x14x14, binary label with 25% noise."""
     gen = torch.Generator().manual_seed(data_seed)
@@ -65,7 +70,12 @@ def colored_mnist(params: ColoredMNISTParams, data_seed: int) -> TaskData:
     return domain_task(envs, params.test_envs, info, gen, params.holdout_fraction)
 
 
-@TASKS.register("rotated_mnist", RotatedMNISTParams, family="domain-shift")
+@TASKS.register(
+    "rotated_mnist",
+    RotatedMNISTParams,
+    family="domain-shift",
+    tiny=lambda root: {"data_root": str(write_fake_mnist(root))},
+)
 def rotated_mnist(params: RotatedMNISTParams, data_seed: int) -> TaskData:
     """DomainBed's RotatedMNIST from IDX files: 1x28x28, ten classes, six rotations."""
     gen = torch.Generator().manual_seed(data_seed)

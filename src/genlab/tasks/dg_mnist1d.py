@@ -58,7 +58,9 @@ def make_env(changes: dict[str, float], n: int, seed: int) -> tuple[torch.Tensor
     return torch.from_numpy(x), torch.from_numpy(y)
 
 
-@TASKS.register("mnist1d_domains", MNIST1DDomainsParams, family="domain-shift")
+@TASKS.register(
+    "mnist1d_domains", MNIST1DDomainsParams, family="domain-shift", tiny={"n_per_env": 40}
+)
 def mnist1d_domains(params: MNIST1DDomainsParams, data_seed: int) -> TaskData:
     """Five MNIST-1D environments with different shift, scale, shear and noise parameters."""
     envs = {

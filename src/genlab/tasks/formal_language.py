@@ -28,7 +28,7 @@ from genlab.registry import Params
 from genlab.tasks import TASKS
 from genlab.tasks.base import Split, TaskData, TaskInfo
 from genlab.tasks.formal_generators import FORMAL_TASKS, FormalTask
-from genlab.tasks.seq_common import BLANK, FIRST_SYMBOL, length_grid, pack, split_name
+from genlab.tasks.seq_common import BLANK, FIRST_SYMBOL, TINY, length_grid, pack, split_name
 
 FormalName = Literal[
     "even_pairs", "modular_arithmetic", "parity_check", "cycle_navigation",
@@ -107,7 +107,7 @@ def make_split(
     return pack([r[0] for r in rows], [r[1] for r in rows], meta)
 
 
-@TASKS.register("formal_language", FormalParams, papers=(62,), family="length")
+@TASKS.register("formal_language", FormalParams, papers=(62,), family="length", tiny=TINY)
 def formal_language(params: FormalParams, data_seed: int) -> TaskData:
     """One of the 15 Chomsky-hierarchy tasks of Delétang et al. (#62), train short, test long."""
     spec = FORMAL_TASKS[params.task]

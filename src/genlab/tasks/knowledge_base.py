@@ -158,7 +158,13 @@ def _targets(y: np.ndarray, pos: int, layout: str) -> torch.Tensor:
     return out
 
 
-@TASKS.register("knowledge_base", KnowledgeBaseParams, papers=(91,), family="grokking")
+@TASKS.register(
+    "knowledge_base",
+    KnowledgeBaseParams,
+    papers=(91,),
+    family="grokking",
+    tiny={"n_entities": 40, "n_relations": 4, "out_degree": 3, "phi": 2.0, "test_size": 50},
+)
 def knowledge_base(params: KnowledgeBaseParams, data_seed: int) -> TaskData:
     """Atomic and inferred facts of a random knowledge base, ID/OOD split (Wang et al., #91)."""
     rng = np.random.default_rng(data_seed)

@@ -28,7 +28,13 @@ class LinearTeacherParams(Params):
     noise: float = Field(0.0, ge=0, description="std of Gaussian label noise on training targets")
 
 
-@TASKS.register("linear_teacher", LinearTeacherParams, papers=(53,), family="grokking")
+@TASKS.register(
+    "linear_teacher",
+    LinearTeacherParams,
+    papers=(53,),
+    family="grokking",
+    tiny={"d_in": 10, "d_out": 3, "n_test": 50},
+)
 def linear_teacher(params: LinearTeacherParams, data_seed: int) -> TaskData:
     """Gaussian inputs, targets from a random linear teacher (Levi et al., #53)."""
     gen = torch.Generator().manual_seed(data_seed)

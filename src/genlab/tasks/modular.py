@@ -60,9 +60,17 @@ class ModularParams(Params):
         return self
 
 
-@TASKS.register("modular_arithmetic", ModularParams, papers=(55, 107, 116, 20), family="grokking")
+@TASKS.register(
+    "modular_arithmetic",
+    ModularParams,
+    papers=(55, 107, 116, 20),
+    family="grokking",
+    tiny={"p": 11},
+)
 def modular_arithmetic(params: ModularParams, data_seed: int) -> TaskData:
-    """The table of ``a ∘ b mod p`` as ``[a, b, =]`` token sequences (Power et al., #55).
+    """The table of ``a ∘ b mod p`` as ``[a, b, =]`` token sequences (Power et al., #55); also the
+    task of Liu et al.'s effective theory (#107), Varma et al.'s circuit efficiency (#116) and
+    Prieto et al.'s softmax collapse (#20).
 
     Division and ``div_odd_else_sub`` drop ``b = 0`` (no inverse), as in the paper.
     """

@@ -42,7 +42,13 @@ def sample(p: StructuredParams, n: int, bg: float, gen: torch.Generator) -> Spli
     return Split(torch.cat([core, back], dim=1), y, {"bg_mean": bg})
 
 
-@TASKS.register("structured_features", StructuredParams, papers=(76,), family="ood")
+@TASKS.register(
+    "structured_features",
+    StructuredParams,
+    papers=(76,),
+    family="ood",
+    tiny={"n_train": 100, "n_test": 100},
+)
 def structured_features(params: StructuredParams, data_seed: int) -> TaskData:
     """Core features carry the label, background features (non-zero mean) do not (#76).
 

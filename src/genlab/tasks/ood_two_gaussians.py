@@ -81,7 +81,9 @@ def _sample(center: np.ndarray, k: int, gen: torch.Generator) -> tuple[torch.Ten
     return x, y
 
 
-@TASKS.register("two_gaussian_ood", TwoGaussianParams, papers=(47,), family="ood")
+@TASKS.register(
+    "two_gaussian_ood", TwoGaussianParams, papers=(47,), family="ood", tiny={"m": 20, "n_test": 100}
+)
 def two_gaussian_ood(params: TwoGaussianParams, data_seed: int) -> TaskData:
     """Two-class Gaussians: ``n`` target + ``m`` rotated-mean OOD samples (De Silva et al., #47).
 

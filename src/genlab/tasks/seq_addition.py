@@ -54,7 +54,7 @@ from genlab.tasks.seq_arith import (
     render,
     turing_chain,
 )
-from genlab.tasks.seq_common import LengthParams, length_splits, pack
+from genlab.tasks.seq_common import TINY, LengthParams, length_splits, pack
 
 PLUS = OP
 
@@ -127,7 +127,7 @@ def _split(p: AdditionParams, rng: np.random.Generator, lengths: np.ndarray, met
     return pack([r[0] for r in rows], [r[1] for r in rows], meta)
 
 
-@TASKS.register("seq_addition", AdditionParams, papers=(42, 37, 46, 87), family="length")
+@TASKS.register("seq_addition", AdditionParams, papers=(42, 37, 46, 87), family="length", tiny=TINY)
 def seq_addition(params: AdditionParams, data_seed: int) -> TaskData:
     """n-digit addition: plain / reversed / index-hint (#42), scratchpad (#46), Turing (#87)."""
     rng = np.random.default_rng(data_seed)

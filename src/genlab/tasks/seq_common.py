@@ -18,6 +18,15 @@ from genlab.registry import Params
 from genlab.tasks.base import Split
 
 PAD, BLANK, FIRST_SYMBOL = 0, 1, 2
+# the tiny configuration of a length task (``genlab.conformance``): lengths 1..3, tested at 5
+TINY = {
+    "train_length": 3,
+    "test_max": 5,
+    "n_test_lengths": 1,
+    "n_train": 64,
+    "n_val": 16,
+    "n_test": 16,
+}
 
 
 def pack(rows_x: Sequence[Sequence[int]], rows_y: Sequence[Sequence[int]], meta: dict) -> Split:

@@ -29,7 +29,7 @@ from pydantic import Field, model_validator
 from genlab.losses import IGNORE
 from genlab.tasks import TASKS
 from genlab.tasks.base import Split, TaskData, TaskInfo
-from genlab.tasks.seq_common import LengthParams, length_grid, pack, split_name
+from genlab.tasks.seq_common import TINY, LengthParams, length_grid, pack, split_name
 
 SEP, EOS, SORT, HINT, FIRST = 2, 3, 4, 5, 6
 
@@ -99,7 +99,13 @@ def _cat(a: Split, b: Split) -> Split:
     return pack(xs, ys, a.meta)
 
 
-@TASKS.register("seq_sort_hint", SeqSortHintParams, papers=(92,), family="length")
+@TASKS.register(
+    "seq_sort_hint",
+    SeqSortHintParams,
+    papers=(92,),
+    family="length",
+    tiny={**TINY, "alphabet_size": 10},
+)
 def seq_sort_hint(params: SeqSortHintParams, data_seed: int) -> TaskData:
     """Sorting, optionally with a hint task in training (Awasthi & Gupta, task hinting, #92)."""
     rng = np.random.default_rng(data_seed)

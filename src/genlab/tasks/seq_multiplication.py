@@ -49,7 +49,7 @@ from genlab.tasks.seq_arith import (
     turing_chain,
     value_of,
 )
-from genlab.tasks.seq_common import LengthParams, length_splits, pack
+from genlab.tasks.seq_common import TINY, LengthParams, length_splits, pack
 
 TIMES = OP
 
@@ -141,7 +141,13 @@ def _split(
     return pack([r[0] for r in rows], [r[1] for r in rows], meta)
 
 
-@TASKS.register("seq_multiplication", MultiplicationParams, papers=(42, 46, 87), family="length")
+@TASKS.register(
+    "seq_multiplication",
+    MultiplicationParams,
+    papers=(42, 46, 87),
+    family="length",
+    tiny=TINY,
+)
 def seq_multiplication(params: MultiplicationParams, data_seed: int) -> TaskData:
     """n-digit x m-digit multiplication: plain / reversed / index hints / scratchpad / Turing."""
     rng = np.random.default_rng(data_seed)

@@ -24,7 +24,7 @@ from pydantic import Field
 from genlab.losses import IGNORE
 from genlab.tasks import TASKS
 from genlab.tasks.base import Split, TaskData, TaskInfo
-from genlab.tasks.seq_common import LengthParams, length_splits, pack
+from genlab.tasks.seq_common import TINY, LengthParams, length_splits, pack
 
 SEP, EOS, EQ, BIT = 2, 3, 4, 5
 
@@ -56,7 +56,7 @@ def _split(p: ParityParams, rng: np.random.Generator, lengths: np.ndarray, meta:
     return pack([r[0] for r in rows], [r[1] for r in rows], meta)
 
 
-@TASKS.register("seq_parity", ParityParams, papers=(46,), family="length")
+@TASKS.register("seq_parity", ParityParams, papers=(46,), family="length", tiny=TINY)
 def seq_parity(params: ParityParams, data_seed: int) -> TaskData:
     """Parity of a bit string, direct or with a scratchpad of running parities (Anil et al., #46)."""
     rng = np.random.default_rng(data_seed)

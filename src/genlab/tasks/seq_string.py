@@ -21,7 +21,7 @@ from pydantic import Field, model_validator
 from genlab.losses import IGNORE
 from genlab.tasks import TASKS
 from genlab.tasks.base import Split, TaskData, TaskInfo
-from genlab.tasks.seq_common import LengthParams, length_splits, pack
+from genlab.tasks.seq_common import TINY, LengthParams, length_splits, pack
 
 SEP, EOS, FIRST = 2, 3, 4
 OPS = {
@@ -65,7 +65,7 @@ def _split(p: SeqStringParams, rng: np.random.Generator, lengths: np.ndarray, me
     return pack([r[0] for r in rows], [r[1] for r in rows], meta)
 
 
-@TASKS.register("seq_string", SeqStringParams, papers=(100, 37), family="length")
+@TASKS.register("seq_string", SeqStringParams, papers=(100, 37), family="length", tiny=TINY)
 def seq_string(params: SeqStringParams, data_seed: int) -> TaskData:
     """Copy / reverse / sort a random string, next-token format (Kazemnejad et al., #100)."""
     rng = np.random.default_rng(data_seed)

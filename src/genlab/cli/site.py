@@ -1,0 +1,30 @@
+"""``genlab site OUT_DIR``: a static site of the store's papers, claims, verdicts and sweeps."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from genlab.cli.app import StoreOpt, app, err, fail, open_store, out
+from genlab.errors import GenlabError
+
+
+@app.command()
+def site(
+    out_dir: Annotated[Path, typer.Argument(help="folder to write the site into")],
+    store: StoreOpt = None,
+) -> None:
+    """A static site from the store: index of the 120 papers and the claims, a page per claim and
+    per sweep. Open OUT_DIR/index.html (works from disk, no network)."""
+    from genlab.report.site import build_site
+
+    try:
+        st = open_store(store)
+        if not st.db_path.exists():
+            err.print(f"note: no store at {st.root} yet; the site lists papers and claims only")
+        index = build_site(st, out_dir)
+    except GenlabError as exc:
+        fail(exc)
+    out.print(f"site: {index}")
