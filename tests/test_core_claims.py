@@ -1,5 +1,5 @@
-"""The first claim, grokking.delayed_generalization: its judge on hand-built results, and a real
-configuration (train fraction 0.2, no weight decay) in which it must come out "not reproduced"."""
+"""The first claim on the declarative layer, grokking.delayed_generalization: its judge on
+hand-built learning curves (one test per verdict). Its controls run in ``test_claims_controls.py``."""
 
 from __future__ import annotations
 
@@ -7,36 +7,30 @@ import pandas as pd
 import pytest
 
 from genlab.claims import CLAIMS
-from genlab.claims.runner import run_claim
 
-CLAIM = "grokking.delayed_generalization"
+CLAIM = CLAIMS.get("grokking.delayed_generalization").obj
 
 
-def frames(curves: dict[str, list[tuple[int, float, float]]], status: str = "done"):
-    """runs/metrics frames from per-run (step, train_acc, test_acc) lists."""
-    rows = []
-    for run_id, points in curves.items():
-        for step, tr, te in points:
-            rows += [(run_id, step, "train/main", "accuracy", tr),
-                     (run_id, step, "test/heldout", "accuracy", te)]  # fmt: skip
+def judge(curves: list[list[tuple[int, float, float]]], status: str = "done"):
+    """The verdict on per-seed (step, train_acc, test_acc) curves, given to the claim's own runs."""
+    cfg = CLAIM.config("smoke")
+    ids = [a.spec.run_id for a in CLAIM.arms(cfg)]
+    rows = [(run_id, step, split, "accuracy", v)
+            for run_id, points in zip(ids, curves, strict=True) for step, tr, te in points
+            for split, v in (("train/main", tr), ("test/heldout", te))]  # fmt: skip
     metrics = pd.DataFrame(rows, columns=["run_id", "step", "split", "metric", "value"])
-    runs = pd.DataFrame({"run_id": list(curves), "status": status})
-    return runs, metrics
-
-
-def judge(curves, status="done"):
-    claim = CLAIMS.get(CLAIM).obj
-    return claim.judge(claim.config("smoke"), *frames(curves, status))
+    return CLAIM.judge(cfg, pd.DataFrame({"run_id": ids, "status": status}), metrics)
 
 
 GROKS = [(0, 0.01, 0.01), (100, 0.995, 0.2), (200, 1.0, 0.5), (400, 1.0, 0.999)]  # ratio 4
 FAST = [(0, 0.01, 0.01), (100, 0.995, 0.2), (200, 1.0, 0.995)]  # ratio 2: no delay
 NEVER = [(0, 0.01, 0.01), (100, 0.995, 0.2), (400, 1.0, 0.6)]  # memorises only
+UNFIT = [(0, 0.01, 0.01), (100, 0.6, 0.2), (400, 0.7, 0.3)]  # never fits the table
 
 
-def test_judge_reproduced_when_every_seed_groks_late():
-    r = judge({"a": GROKS, "b": GROKS, "c": GROKS})
-    assert r.verdict == "reproduced"
+def test_reproduced_when_every_seed_groks_late():
+    r = judge([GROKS, GROKS, GROKS])
+    assert r.verdict == "reproduced", r.evidence
     assert r.statistic["median_delay_ratio"] == 4.0
     assert r.statistic["median_steps_to_test_99"] == 400
 
@@ -44,30 +38,16 @@ def test_judge_reproduced_when_every_seed_groks_late():
 @pytest.mark.parametrize(
     ("curves", "verdict"),
     [
-        ({"a": FAST, "b": FAST, "c": FAST}, "not reproduced"),  # generalizes with no delay
-        ({"a": NEVER, "b": NEVER, "c": NEVER}, "not reproduced"),  # never generalizes
-        ({"a": GROKS, "b": NEVER, "c": NEVER}, "not reproduced"),
-        ({"a": GROKS, "b": GROKS, "c": NEVER}, "inconclusive"),
+        ([FAST, FAST, FAST], "not reproduced"),  # generalizes with no delay
+        ([NEVER, NEVER, NEVER], "not reproduced"),  # fits, never generalizes
+        ([GROKS, NEVER, NEVER], "not reproduced"),
+        ([GROKS, GROKS, NEVER], "inconclusive"),
+        ([UNFIT, UNFIT, UNFIT], "inconclusive"),  # never fit: says nothing about grokking
     ],
 )
-def test_judge_fails_when_the_delay_or_the_generalization_is_missing(curves, verdict):
+def test_not_reproduced_or_inconclusive_when_the_delay_or_the_fit_is_missing(curves, verdict):
     assert judge(curves).verdict == verdict
 
 
-def test_judge_counts_diverged_runs_as_failures():
-    assert (
-        judge({"a": GROKS, "b": GROKS, "c": GROKS}, status="diverged").verdict == "not reproduced"
-    )
-
-
-def test_small_train_fraction_without_weight_decay_is_not_reproduced(store):
-    """Power et al.: at a small train fraction and no regularisation the model only memorises."""
-    claim = CLAIMS.get(CLAIM).obj
-    over = {"train_fraction": 0.2, "weight_decay": 0.0, "steps": 300}
-    result = run_claim(claim, store, "smoke", over, progress=False)
-    assert result.verdict == "not reproduced", result.evidence
-    assert result.statistic["seeds"] == 3
-    assert result.statistic["median_steps_to_train_99"] <= 300  # it did fit the training set
-    assert result.figure is not None and result.figure.exists()
-    saved = store.verdicts()
-    assert list(saved["verdict"]) == ["not reproduced"] and saved["config"][0]["weight_decay"] == 0
+def test_diverged_runs_count_as_failures():
+    assert judge([GROKS, GROKS, GROKS], status="diverged").verdict == "not reproduced"

@@ -104,9 +104,9 @@ class Registry(Generic[T]):
             return
         self._loaded = True
         pkg = importlib.import_module(self._package)  # type: ignore[arg-type]
-        for mod in pkgutil.iter_modules(pkg.__path__):
-            if not mod.name.startswith("_"):
-                importlib.import_module(f"{self._package}.{mod.name}")
+        for mod in pkgutil.walk_packages(pkg.__path__, prefix=f"{self._package}."):
+            if not mod.name.rpartition(".")[2].startswith("_"):
+                importlib.import_module(mod.name)  # sub-packages too (claims/<family>/)
         from genlab.plugins import load_entry_points
 
         load_entry_points()  # installed packages' plugins (entry-point group ``genlab.plugins``)

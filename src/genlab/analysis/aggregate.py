@@ -210,3 +210,28 @@ def heldout_table(selected: pd.DataFrame, task: str = "task", method: str = "met
             out.append({task: tk, method: m, "kind": "worst", setting: worst,
                         **(ok[worst] if ok else mean_ci([]))})  # fmt: skip
     return pd.DataFrame(out, columns=[task, method, "kind", setting, *STAT_COLS])
+
+
+def arm_summary(
+    table: pd.DataFrame, keys: Sequence[str], columns: Sequence[str], how: str = "mean"
+) -> pd.DataFrame:
+    """One row per arm (group of ``keys``): ``n`` runs and each column aggregated over them —
+    ``mean`` with its Student-t 95% CI in ``<col>_lo``/``<col>_hi``, or the ``max`` (the best
+    seed, as Delétang et al. score a cell) or the ``median`` (no interval). NaNs are dropped."""
+    if how not in ("mean", "max", "median"):
+        raise ValueError(f"how must be mean, max or median, got {how!r}")
+    keys = list(keys)
+    rows = []
+    groups = table.groupby(keys, sort=False, dropna=False) if keys else [((), table)]
+    for key, g in groups:
+        key = key if isinstance(key, tuple) else (key,)
+        row: dict[str, Any] = {**dict(zip(keys, key, strict=True)), "n": len(g)}
+        for c in columns:
+            v = pd.to_numeric(g[c], errors="coerce").dropna()
+            if how == "mean":
+                ci = mean_ci(v.tolist())
+                row |= {c: ci["mean"], f"{c}_lo": ci["ci_lo"], f"{c}_hi": ci["ci_hi"]}
+            else:
+                row[c] = float(v.max() if how == "max" else v.median()) if len(v) else float("nan")
+        rows.append(row)
+    return pd.DataFrame(rows)

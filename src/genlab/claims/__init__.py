@@ -1,6 +1,7 @@
-"""Claims: falsifiable statements from the seed papers, each with specs, a predicate and a verdict.
+"""Claims: falsifiable statements from the seed papers, each a small declarative study (``base``).
 
-Each module of this package registers ``Claim`` instances in ``CLAIMS`` (one module per family).
+One claim per module, grouped by family in sub-packages (``claims/grokking/``, ``claims/length/``,
+...); each module registers its ``Claim`` instance in ``CLAIMS``.
 """
 
 from genlab.claims.base import Claim, ClaimResult, Verdict
@@ -10,8 +11,11 @@ CLAIMS: Registry = Registry("claim", package="genlab.claims")
 
 
 def register(claim: Claim) -> Claim:
-    """Register a claim instance under its id."""
-    CLAIMS.register(claim.id, type(claim).Config, papers=claim.papers, family=claim.family)(claim)
+    """Register a claim instance under its id, after checking that it declares what every claim
+    must (papers, statement, measures, fit and floor guards, a negative control)."""
+    if claim.declarative:
+        claim.check_declared()
+    CLAIMS.register(claim.id, type(claim).Config, papers=claim.rows, family=claim.family)(claim)
     return claim
 
 

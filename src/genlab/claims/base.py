@@ -1,14 +1,35 @@
-"""The ``Claim`` type: a configuration, the run specs it implies, and a verdict over their results.
+"""The ``Claim``: a small declarative study — its papers, statement, labelled arms, measures,
+guards, controls and a three-way decision — judged by a base that owns everything else.
 
-A claim states its predicate and thresholds before anything runs (in ``statement`` and ``judge``),
-cites the catalogue rows it tests, and has a ``Config`` whose values at some setting make it come
-out *not reproduced*, which its tests exercise. Budgets: ``smoke`` (seconds, for CI) and ``full``.
+A claim declares, before anything runs::
+
+    class DelayedGeneralization(Claim):
+        id = "grokking.delayed_generalization"
+        papers = (Ref(55, "Power et al. 2022", "Grokking: generalization beyond overfitting ..."),)
+        statement = "..."                                   # the predicate, with its thresholds
+        Config = GrokkingConfig                             # validated knobs; budgets fill them
+        budgets = {"smoke": {...}, "full": {...}}
+        measures = {"test": Final("test/heldout"), "train": Final("train/main"), ...}
+        fit = Fit("train", 0.99)                            # guard: an arm that did not fit
+        floor = NotApplicable("floor", "one arm: reaching the level is the claim")
+        aggregate = "mean"                                  # or "max" over seeds (x lrs)
+        figure = Curves(("train/main", "test/heldout"))
+        controls = {"negative": Control({"weight_decay": 0.0}, "not reproduced", "why")}
+        def arms(self, cfg): return Design(...).expand()     # labelled runs
+        def decide(self, cfg, table): return Decision(...)   # three-way, with its numbers
+
+The base trains nothing itself (``claims.runner`` does): ``judge`` reads each run's measures from
+the store into a per-run ``table`` (arm labels + measures + status), summarises it per arm, runs
+the guards (fit, floor/ceiling, power: see ``guards.py``), asks ``decide`` for the verdict and
+writes the evidence. ``evaluate(cfg, table)`` is the same judgement on a table built by hand,
+which is how the judge tests feed each claim synthetic results.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -16,59 +37,247 @@ from typing import Any, ClassVar, Literal
 import pandas as pd
 from pydantic import ValidationError
 
+from genlab.analysis.aggregate import arm_summary
+from genlab.claims.guards import Guard, GuardResult, Interval, NotApplicable, Verdict, power_check
+from genlab.claims.measures import Measure, measure_table
+from genlab.design import Arm
 from genlab.errors import SpecError
 from genlab.registry import Params, format_validation_error
 from genlab.spec import RunSpec
 
-Verdict = Literal["reproduced", "not reproduced", "inconclusive"]
 Budget = Literal["smoke", "full"]
+REPLICATES = ("seed", "data_seed")
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A paper a claim tests: its catalogue row, authors and year, and title."""
+
+    row: int
+    authors: str
+    title: str
+
+    def text(self) -> str:
+        return f"{self.authors}, \u201c{self.title}\u201d (catalogue #{self.row})"
+
+
+@dataclass(frozen=True)
+class Control:
+    """A trained configuration (config overrides on a budget) whose verdict is known in advance:
+    a negative control follows the paper's own logic to a setting that must not show the effect;
+    a positive control shows that ``reproduced`` is reachable. ``slow`` marks one that takes more
+    than about 20 s on 2 cores (its test then runs with the slow tests)."""
+
+    overrides: dict[str, Any]
+    expect: Verdict
+    why: str
+    budget: Budget = "smoke"
+    slow: bool = False
+
+
+@dataclass
+class Decision:
+    """A claim's verdict from its table: the numbers it rests on, one sentence, and the
+    intervals it used (checked by the power guard)."""
+
+    verdict: Verdict
+    stats: dict[str, float]
+    sentence: str
+    intervals: Sequence[Interval] = ()
 
 
 @dataclass
 class ClaimResult:
-    """A verdict with its evidence: the statistic, one sentence, a per-run table and a figure."""
+    """A verdict with its evidence: the statistic, the evidence text, the per-arm evidence table,
+    the per-run table, what each guard found, and the figure."""
 
     claim_id: str
     verdict: Verdict
     statistic: dict[str, float]
     evidence: str
     table: pd.DataFrame = field(default_factory=pd.DataFrame)
+    runs: pd.DataFrame = field(default_factory=pd.DataFrame)
+    guards: list[GuardResult] = field(default_factory=list)
     figure: Path | None = None
     config: dict[str, Any] = field(default_factory=dict)
     run_ids: list[str] = field(default_factory=list)
 
 
 class Claim:
-    """Base class. Subclasses set the class attributes and implement ``specs`` and ``judge``."""
+    """Base class; see the module docstring. Subclasses set the class attributes and implement
+    ``arms`` and ``decide``."""
 
     id: ClassVar[str]
-    family: ClassVar[str]
-    papers: ClassVar[tuple[int, ...]]
+    papers: ClassVar[tuple[Ref, ...]]
     statement: ClassVar[str]
     Config: ClassVar[type[Params]]
     budgets: ClassVar[dict[str, dict[str, Any]]] = {"smoke": {}, "full": {}}
+    measures: ClassVar[dict[str, Measure]] = {}
+    fit: ClassVar[Guard]
+    floor: ClassVar[Guard]
+    extra_guards: ClassVar[tuple[Guard, ...]] = ()
+    aggregate: ClassVar[Literal["mean", "max", "median"]] = "mean"
+    replicates: ClassVar[tuple[str, ...]] = REPLICATES
+    figure: ClassVar[Any] = None
+    controls: ClassVar[dict[str, Control]] = {}
 
-    def config(self, budget: Budget = "smoke", overrides: dict[str, Any] | None = None) -> Params:
-        """The budget's defaults, then ``overrides``, validated."""
+    # ---- what a claim is --------------------------------------------------------------------
+
+    @property
+    def family(self) -> str:
+        return self.id.split(".", 1)[0]
+
+    @property
+    def rows(self) -> tuple[int, ...]:
+        """The catalogue rows of the papers."""
+        return tuple(p if isinstance(p, int) else p.row for p in self.papers)
+
+    @property
+    def declarative(self) -> bool:
+        """Written on this layer (``arms`` + ``decide``); False for a procedural claim not yet
+        migrated (it overrides ``specs``, ``judge`` and ``figure(cfg, metrics, path)``)."""
+        return type(self).arms is not Claim.arms
+
+    def check_declared(self) -> None:
+        """Every claim declares its papers, statement, measures, fit and floor guards and a
+        negative control; registration fails otherwise."""
+        missing = [a for a in ("id", "papers", "statement", "Config", "fit", "floor")
+                   if not hasattr(self, a)]  # fmt: skip
+        if not self.measures:
+            missing.append("measures")
+        if "negative" not in self.controls:
+            missing.append("controls['negative']")
+        if missing:
+            raise TypeError(f"claim {type(self).__name__} does not declare {', '.join(missing)}")
+        for g in self.guards(self.config("full")):
+            for name in [getattr(g, "measure", None)]:
+                if name is not None and name not in self.measures:
+                    raise TypeError(f"claim {self.id}: guard {g.kind} reads measure {name!r}, "
+                                    f"which is not declared ({', '.join(self.measures)})")  # fmt: skip
+
+    def config(
+        self,
+        budget: Budget = "smoke",
+        overrides: dict[str, Any] | None = None,
+        control: str | None = None,
+    ) -> Params:
+        """The budget's defaults, then a control's overrides, then ``overrides``, validated."""
         if budget not in self.budgets:
             raise SpecError(f"budget must be one of {', '.join(self.budgets)}, got {budget!r}")
+        if control is not None and control not in self.controls:
+            raise SpecError(f"control must be one of {', '.join(self.controls) or '(none)'}, "
+                            f"got {control!r}")  # fmt: skip
+        extra = self.controls[control].overrides if control else {}
         try:
-            return self.Config.model_validate({**self.budgets[budget], **(overrides or {})})
+            return self.Config.model_validate(
+                {**self.budgets[budget], **extra, **(overrides or {})}
+            )
         except ValidationError as exc:
             raise SpecError(format_validation_error(exc, self.Config, prefix="claim.")) from None
-
-    def specs(self, cfg: Params) -> list[RunSpec]:
-        raise NotImplementedError
-
-    def judge(self, cfg: Params, runs: pd.DataFrame, metrics: pd.DataFrame) -> ClaimResult:
-        """Verdict from the store's ``runs`` rows and long-format ``metrics`` of ``specs(cfg)``."""
-        raise NotImplementedError
-
-    def figure(self, cfg: Params, metrics: pd.DataFrame, path: Path) -> Path | None:
-        """Optionally draw the evidence figure at ``path``."""
-        return None
 
     @staticmethod
     def config_id(cfg: Params) -> str:
         text = json.dumps(cfg.model_dump(mode="json"), sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+    def guards(self, cfg: Params) -> list[Guard]:
+        """The declared guards (a claim whose levels depend on ``cfg`` overrides this)."""
+        return [self.fit, self.floor, *self.extra_guards]
+
+    def describe(self) -> dict[str, Any]:
+        """What ``genlab claims list --json`` and ``claims show`` print."""
+        if not self.declarative:
+            return {
+                "id": self.id,
+                "family": self.family,
+                "statement": self.statement,
+                "papers": [{"row": r} for r in self.rows],
+                "budgets": dict(self.budgets),
+            }
+        full = self.config("full") if "full" in self.budgets else self.config("smoke")
+        return {
+            "id": self.id, "family": self.family, "statement": self.statement,
+            "papers": [{"row": p.row, "authors": p.authors, "title": p.title} for p in self.papers],
+            "measures": {k: m.describe() for k, m in self.measures.items()},
+            "aggregate": self.aggregate, "replicates": list(self.replicates),
+            "guards": [g.describe() for g in self.guards(full)] + [
+                {"kind": "power", "rule": "a decision drawn from confidence intervals must agree "
+                 "with them; a CI straddling its threshold is inconclusive"}],
+            "controls": {k: {"overrides": c.overrides, "expect": c.expect, "why": c.why,
+                             "budget": c.budget, "slow": c.slow}
+                         for k, c in self.controls.items()},
+            "budgets": {k: v for k, v in self.budgets.items()},
+        }  # fmt: skip
+
+    # ---- what a claim implements ------------------------------------------------------------
+
+    def arms(self, cfg: Params) -> list[Arm]:
+        """The labelled runs (usually ``Design(...).expand()``)."""
+        raise NotImplementedError
+
+    def decide(self, cfg: Params, table: pd.DataFrame) -> Decision:
+        """The three-way verdict from the per-run ``table`` (use ``self.summary(table)`` for the
+        per-arm aggregate)."""
+        raise NotImplementedError
+
+    # ---- what the base does -----------------------------------------------------------------
+
+    def specs(self, cfg: Params) -> list[RunSpec]:
+        return [a.spec for a in self.arms(cfg)]
+
+    def keys(self, table: pd.DataFrame) -> list[str]:
+        """The label columns that tell arms apart (every label but the replicates)."""
+        skip = {*self.replicates, *self.measures, "run_id", "status"}
+        return [c for c in table.columns if c not in skip]
+
+    def summary(self, table: pd.DataFrame) -> pd.DataFrame:
+        """One row per arm: labels, ``n`` and each measure aggregated (``mean`` with ``_lo``/
+        ``_hi`` 95% CI columns, or ``max``/``median``) over the replicates."""
+        return arm_summary(table, self.keys(table), list(self.measures), self.aggregate)
+
+    def run_table(self, arms: Sequence[Arm], runs: pd.DataFrame, metrics: pd.DataFrame):
+        """Per run: arm labels, ``run_id``, ``status`` (from the store) and every measure."""
+        ids = [a.spec.run_id for a in arms]
+        status = dict(zip(runs["run_id"], runs["status"], strict=True)) if len(runs) else {}
+        labels = pd.DataFrame([a.labels for a in arms])
+        labels["run_id"], labels["status"] = ids, [status.get(r, "missing") for r in ids]
+        values = measure_table(self.measures, metrics, ids)
+        return pd.concat([labels, values.reset_index(drop=True)], axis=1)
+
+    def judge(self, cfg: Params, runs: pd.DataFrame, metrics: pd.DataFrame) -> ClaimResult:
+        """The verdict on the store's ``runs`` rows and long-format ``metrics`` of ``arms(cfg)``."""
+        return self.evaluate(cfg, self.run_table(self.arms(cfg), runs, metrics))
+
+    def evaluate(self, cfg: Params, table: pd.DataFrame) -> ClaimResult:
+        """Guards, decision and evidence from a per-run table."""
+        summary = self.summary(table)
+        keys = self.keys(table)
+        checks = [g.check(summary, keys) for g in self.guards(cfg)]
+        decision = self.decide(cfg, table)
+        checks.append(power_check(decision.verdict, decision.intervals))
+        failed = [c for c in checks if not c.ok]
+        verdict: Verdict = "inconclusive" if failed else decision.verdict
+        notes = [f"{c.kind}: {c.detail}" for c in failed]
+        bad_runs = table[~table["status"].isin(["done", "skipped"])]
+        if len(bad_runs):
+            notes.append(f"{len(bad_runs)} of {len(table)} runs are not done "
+                         f"({', '.join(sorted(set(bad_runs['status'])))})")  # fmt: skip
+        evidence = decision.sentence + (f" Inconclusive because {'; '.join(notes)}."
+                                        if failed else (f" Note: {notes[0]}." if notes else ""))  # fmt: skip
+        stats = {k: float(v) for k, v in decision.stats.items()}
+        return ClaimResult(self.id, verdict, stats, evidence, summary, table, checks,
+                           config=cfg.model_dump(mode="json"),
+                           run_ids=[r for r in table.get("run_id", [])])  # fmt: skip
+
+    def draw(self, cfg: Params, result: ClaimResult, metrics: pd.DataFrame, path: Path):
+        """The evidence figure at ``path`` (``None`` when the claim draws none)."""
+        if not self.declarative:
+            return self.figure(cfg, metrics, path)
+        if self.figure is None or result.runs.empty:
+            return None
+        title = f"{self.id} \u2014 {result.verdict}"
+        return self.figure.draw(result.runs, metrics, path, title, self.keys(result.runs))
+
+
+__all__ = ["Budget", "Claim", "ClaimResult", "Control", "Decision", "NotApplicable", "Ref",
+           "Verdict"]  # fmt: skip

@@ -181,6 +181,14 @@ class Interval:
                 f"{rule})")  # fmt: skip
 
 
+def count_verdict(passing: int, n: int, min_n: int = 1) -> Verdict:
+    """Units (seeds, cells) that must all show the effect: all pass (and at least ``min_n``):
+    reproduced; at most half: not reproduced; in between: inconclusive."""
+    if n >= min_n and passing == n:
+        return "reproduced"
+    return "not reproduced" if 2 * passing <= n else "inconclusive"
+
+
 def combine(verdicts: Sequence[Verdict]) -> Verdict:
     """Conditions that must all hold: any refuted -> not reproduced; all hold -> reproduced."""
     if not verdicts:
@@ -204,4 +212,4 @@ def power_check(verdict: Verdict, intervals: Sequence[Interval]) -> GuardResult:
 
 
 __all__ = ["Ceiling", "Fit", "Floor", "Guard", "GuardResult", "Interval", "NotApplicable",
-           "Verdict", "combine", "power_check"]  # fmt: skip
+           "Verdict", "combine", "count_verdict", "power_check"]  # fmt: skip

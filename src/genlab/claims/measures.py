@@ -142,4 +142,13 @@ def measure_table(measures: dict[str, Measure], metrics: pd.DataFrame, run_ids: 
     return pd.DataFrame.from_dict(rows, orient="index", columns=list(measures))
 
 
-__all__ = ["AtBest", "Derived", "Extreme", "Final", "FirstStep", "Measure", "measure_table", "series"]
+__all__ = [
+    "AtBest",
+    "Derived",
+    "Extreme",
+    "Final",
+    "FirstStep",
+    "Measure",
+    "measure_table",
+    "series",
+]

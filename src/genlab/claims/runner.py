@@ -34,15 +34,18 @@ def run_claim(
     overrides: dict[str, Any] | None = None,
     progress: bool = True,
     execute: Executor | str = serial,
+    control: str | None = None,
 ) -> ClaimResult:
-    """Train the claim's specs with ``execute`` (a function, or an executor name of
-    ``genlab.sweep.make_executor``: ``serial``, ``pool``, ``vmap``, ``ray``), then judge."""
+    """Train the claim's runs with ``execute`` (a function, or an executor name of
+    ``genlab.sweep.make_executor``: ``serial``, ``pool``, ``vmap``, ``ray``), judge them, draw the
+    evidence figure and record the verdict with its provenance. With ``control`` (a name of
+    ``claim.controls``), run that control instead; its verdict is returned, not recorded."""
     if isinstance(execute, str):
         from genlab.sweep import make_executor
 
         execute = make_executor(execute)
     started = time.time()
-    cfg = claim.config(budget, overrides)
+    cfg = claim.config(budget, overrides, control)
     specs = claim.specs(cfg)
     execute(specs, store, progress)
     ids = [s.run_id for s in specs]
@@ -50,13 +53,18 @@ def run_claim(
     metrics = store.metrics(ids)
     result = claim.judge(cfg, runs, metrics)
     config_id = claim.config_id(cfg)
-    fig_path = store.root / "claims" / f"{claim.id}-{budget}-{config_id}.png"
-    result.figure = claim.figure(cfg, metrics, fig_path)
+    name = f"{claim.id}-{budget}-{control}" if control else f"{claim.id}-{budget}"
+    result.figure = claim.draw(
+        cfg, result, metrics, store.root / "claims" / f"{name}-{config_id}.png"
+    )
     result.config, result.run_ids = cfg.model_dump(mode="json"), ids
-    store.save_verdict({
-        "claim_id": claim.id, "config_id": config_id, "budget": budget, "config": result.config,
-        "verdict": result.verdict, "statistic": result.statistic, "evidence": result.evidence,
-        "figure": str(result.figure) if result.figure else None, "run_ids": ids,
-    })  # fmt: skip
-    store.save_verdict_extras(claim.id, config_id, verdict_extras(result.table, started))
+    if control is None:
+        store.save_verdict({
+            "claim_id": claim.id, "config_id": config_id, "budget": budget, "config": result.config,
+            "verdict": result.verdict, "statistic": result.statistic, "evidence": result.evidence,
+            "figure": str(result.figure) if result.figure else None, "run_ids": ids,
+        })  # fmt: skip
+        extras = verdict_extras(result.table, started)
+        extras["guards"] = [g.__dict__ for g in result.guards]
+        store.save_verdict_extras(claim.id, config_id, extras)
     return result

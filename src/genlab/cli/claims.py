@@ -28,17 +28,8 @@ def list_claims(
     family: Annotated[str | None, typer.Option(help="only this family, e.g. grokking")] = None,
     json_: JsonOpt = False,
 ) -> None:
-    """Every registered claim: id, papers, statement."""
-    rows = [
-        {
-            "id": c.id,
-            "family": c.family,
-            "papers": list(c.papers),
-            "statement": c.statement,
-            "budgets": list(c.budgets),
-        }  # fmt: skip
-        for c in _claims(None, family)
-    ]
+    """Every registered claim: id, papers, statement (with --json: measures, guards, controls)."""
+    rows = [c.describe() for c in _claims(None, family)]
     if json_:
         emit_json(rows)
         return
@@ -46,16 +37,51 @@ def list_claims(
     for col in ("id", "papers", "statement"):
         table.add_column(col)
     for r in rows:
-        table.add_row(r["id"], ", ".join(map(str, r["papers"])), escape(r["statement"]))
+        table.add_row(
+            r["id"], ", ".join(str(p["row"]) for p in r["papers"]), escape(r["statement"])
+        )
     out.print(table)
+
+
+@claims_app.command("show")
+def show_claim(
+    claim_id: Annotated[str, typer.Argument(help="claim id, e.g. grokking.delayed_generalization")],
+    json_: JsonOpt = False,
+) -> None:
+    """One claim for a person: papers, statement, measures, guards with their levels, controls."""
+    try:
+        d = _claims(claim_id, None)[0].describe()
+    except GenlabError as exc:
+        fail(exc)
+    if json_:
+        emit_json(d)
+        return
+    out.print(f"[bold]{d['id']}[/] ({d['family']})")
+    for p in d["papers"]:
+        ref = f"{p.get('authors', '')}, \u201c{p.get('title', '')}\u201d" if "title" in p else ""
+        out.print(f"  paper #{p['row']} {escape(ref)}")
+    out.print(f"  [bold]statement[/]: {escape(d['statement'])}")
+    for name, text in d.get("measures", {}).items():
+        out.print(f"  [bold]measure[/] {name}: {escape(text)}")
+    if "aggregate" in d:
+        out.print(f"  [bold]aggregate[/]: {d['aggregate']} over {', '.join(d['replicates'])}")
+    for g in d.get("guards", []):
+        rest = ", ".join(f"{k}={v}" for k, v in g.items() if k != "kind" and v is not None)
+        out.print(f"  [bold]guard[/] {g['kind']}: {escape(rest)}")
+    for name, c in d.get("controls", {}).items():
+        out.print(f"  [bold]control[/] {name} ({c['budget']}, expect {c['expect']}): "
+                  f"{escape(str(c['overrides']))} \u2014 {escape(c['why'])}")  # fmt: skip
+    out.print(f"  budgets: {escape(str(d['budgets']))}")
 
 
 @claims_app.command("run")
 def run_claims(
-    claim_id: Annotated[
-        str | None, typer.Argument(help="claim id (default: all, or --family)")
-    ] = None,
+    claim_id: Annotated[str | None, typer.Argument(help="claim id (or --family, or --all)")] = None,
     family: Annotated[str | None, typer.Option(help="only this family")] = None,
+    all_: Annotated[bool, typer.Option("--all", help="every registered claim")] = False,
+    control: Annotated[
+        str | None, typer.Option(help="run this control (negative|positive) instead; not recorded")
+    ] = None,
     budget: Annotated[str, typer.Option(help="smoke (seconds) or full (minutes)")] = "smoke",
     set_: Annotated[
         list[str] | None, typer.Option("--set", help="config override key=value (repeatable)")
@@ -84,23 +110,26 @@ def run_claims(
         execute = make_executor(executor, workers)  # checks the options before any work
         if executor == "serial":
             execute = serial  # the claim runner's: a bad spec stops everything
+        if claim_id is None and family is None and not all_:
+            raise SpecError("name a claim id, or give --family NAME or --all")
         claims = _claims(claim_id, family)
         if not claims:
             raise SpecError(f"no claims in family {family!r}")
         st = open_store(store)
         for c in claims:  # validate every config before any work starts
-            c.config(budget, overrides)  # type: ignore[arg-type]
+            c.config(budget, overrides, control)  # type: ignore[arg-type]
         results = []
         for c in claims:
             if not json_:
                 err.print(f"claim [bold]{c.id}[/] ({budget})")
             progress = not (quiet or json_)
-            results.append(run_claim(c, st, budget, overrides, progress, execute))  # type: ignore[arg-type]
+            results.append(run_claim(c, st, budget, overrides, progress, execute, control))  # type: ignore[arg-type]
     except GenlabError as exc:
         fail(exc)
     if json_:
-        emit_json([{k: v for k, v in r.__dict__.items() if k != "table"}
-                   | {"table": r.table.to_dict(orient="records")} for r in results])  # fmt: skip
+        emit_json([{k: v for k, v in r.__dict__.items() if k not in ("table", "runs", "guards")}
+                   | {"table": r.table.to_dict(orient="records"),
+                      "guards": [g.__dict__ for g in r.guards]} for r in results])  # fmt: skip
         return
     for r in results:
         color = COLORS[r.verdict]

@@ -21,7 +21,7 @@ def save_figure(fig: plt.Figure, path: str | Path, dpi: int = 110) -> Path:
     return path
 
 
-def _length(split: str) -> int | None:
+def split_length(split: str) -> int | None:
     """``test/len_017`` -> 17 (the per-length test splits of the length tasks); else None."""
     name = split.rpartition("/")[2]
     return int(name[4:]) if name.startswith("len_") and name[4:].isdigit() else None
@@ -35,7 +35,7 @@ def plot_curves(metrics: pd.DataFrame, path: str | Path, title: str = "") -> Pat
     length curve, sequence and token accuracy against test length at the last evaluation.
     """
     path = Path(path)
-    length = metrics["split"].map(_length)
+    length = metrics["split"].map(split_length)
     by_length, metrics = metrics[length.notna()], metrics[length.isna()]
     panels = [m for m in ("accuracy", "loss") if m in set(metrics["metric"])]
     if not panels:
@@ -71,7 +71,7 @@ def _plot_length_curve(ax: plt.Axes, by_length: pd.DataFrame) -> None:
     last = by_length[by_length["step"] == by_length["step"].max()]
     last = last[last["metric"].isin(["accuracy", "token_accuracy"])]
     for metric, df in last.groupby("metric", sort=True):
-        df = df.assign(length=df["split"].map(_length)).sort_values("length")
+        df = df.assign(length=df["split"].map(split_length)).sort_values("length")
         ax.plot(df["length"], df["value"], "o-", ms=3, label=metric)
     ax.set(xlabel="test length", ylabel="accuracy at the last evaluation", ylim=(-0.02, 1.02))
     ax.set_title(f"length curve (step {int(last['step'].max())})", fontsize=10)

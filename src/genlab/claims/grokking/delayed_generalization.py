@@ -1,0 +1,71 @@
+"""``grokking.delayed_generalization`` (Power et al. 2022, #55): a small transformer fits a modular
+arithmetic table long before it generalizes to the held-out part of the table."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from genlab.claims import register
+from genlab.claims.base import Claim, Control, Decision, Ref
+from genlab.claims.grokking._common import TEST, TRAIN, GrokkingConfig, grokking_base
+from genlab.claims.guards import Fit, NotApplicable, count_verdict
+from genlab.claims.measures import Final, FirstStep
+from genlab.design import Design
+from genlab.report.claim_figures import Curves
+
+
+class DelayedGeneralization(Claim):
+    """Test accuracy reaches 99% long after train accuracy does (Power et al., #55)."""
+
+    id = "grokking.delayed_generalization"
+    papers = (Ref(55, "Power, Burda, Edwards, Babuschkin & Misra 2022", "Grokking: "
+                  "generalization beyond overfitting on small algorithmic datasets"),)  # fmt: skip
+    statement = (
+        "Over >= 3 seeds, every run reaches 99% test accuracy within the budget, and the steps to "
+        "99% test accuracy are >= 3x the steps to 99% train accuracy."
+    )
+    Config = GrokkingConfig
+    budgets = {"smoke": {"p": 31, "lr": 3e-3, "steps": 3000, "batch_size": None}, "full": {}}
+    MIN_DELAY, LEVEL = 3.0, 0.99  # the abstract: generalizing "well past" fitting
+    measures = {
+        "t_train": FirstStep(TRAIN, "accuracy", LEVEL),
+        "t_test": FirstStep(TEST, "accuracy", LEVEL),
+        "train": Final(TRAIN),
+        "test": Final(TEST),
+    }
+    fit = Fit("train", LEVEL)
+    floor = NotApplicable("floor", "one arm: a test accuracy that stays at chance is the "
+                          "refutation (no generalization), not arms that cannot be told apart")  # fmt: skip
+    figure = Curves((TRAIN, TEST), hline=LEVEL)
+    controls = {
+        "negative": Control({"train_fraction": 0.2, "weight_decay": 0.0, "steps": 300},
+                            "not reproduced", "Power et al.: at a small train fraction and no "
+                            "regularisation the model memorises the table and never generalizes"),
+        "positive": Control({}, "reproduced", "p = 31, full batch, lr 3e-3: groks in ~1,600 steps",
+                            slow=True),
+    }  # fmt: skip
+
+    def arms(self, cfg: GrokkingConfig):
+        return Design(grokking_base(cfg), seeds=cfg.seeds).expand()
+
+    def decide(self, cfg: GrokkingConfig, table: pd.DataFrame) -> Decision:
+        delay = table["t_test"] / table["t_train"]
+        ok = (table["status"] == "done") & (delay >= self.MIN_DELAY)
+        n, k = len(table), int(ok.sum())
+        stats = {
+            "seeds": n, "seeds_passing": k,
+            "median_steps_to_train_99": table["t_train"].median(),
+            "median_steps_to_test_99": table["t_test"].median(),
+            "median_delay_ratio": delay.median(), "min_final_test_acc": table["test"].min(),
+        }  # fmt: skip
+        sentence = (
+            f"{k}/{n} seeds reached 99% test accuracy at >= {self.MIN_DELAY:g}x the steps to 99% "
+            f"train accuracy (median {stats['median_steps_to_test_99']:.0f} vs "
+            f"{stats['median_steps_to_train_99']:.0f} steps; lowest final test accuracy "
+            f"{stats['min_final_test_acc']:.3f}) on p={cfg.p}, train fraction "
+            f"{cfg.train_fraction}, weight decay {cfg.weight_decay}, {cfg.steps} steps."
+        )
+        return Decision(count_verdict(k, n, min_n=3), stats, sentence)
+
+
+register(DelayedGeneralization())
