@@ -109,10 +109,10 @@ def test_vmap_resumes_engine_checkpoints_and_engine_resumes_vmap(tmp_path, monke
     b = Store(tmp_path / "b")
     real = vm.evaluate
 
-    def boom(prep, step):
+    def boom(prep, step, logits=None):
         if step > 40:
             raise KeyboardInterrupt
-        return real(prep, step)
+        return real(prep, step, logits)
 
     monkeypatch.setattr(vm, "evaluate", boom)
     with pytest.raises(KeyboardInterrupt):
