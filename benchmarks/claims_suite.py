@@ -79,9 +79,7 @@ def main() -> None:
             records[key] = rec
             _save(path, records)
         runs = ",".join(sorted(getattr(r, "run_ids", None) or []))
-        if (
-            rec["complete"] and rec.get("runs") != runs
-        ):  # the claim changed: this attempt trained it
+        if rec["complete"] and rec.get("runs", runs) != runs:  # changed: this attempt trained it
             rec["wall_s"] = time.perf_counter() - t0
         rec.update(complete=True, verdict=r.verdict, runs=runs)
         records[key] = rec
