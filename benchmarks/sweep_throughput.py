@@ -5,8 +5,8 @@
   p = 97, batch 512).
 
 Each arm runs in a fresh spawned process (timed inside, after one-time imports) on an empty store:
-serial and vmap at 1 thread and at one thread per core (the best of the two is the baseline), the
-pool as one single-threaded worker per core. ``--repeat`` interleaves the arms that many times and
+serial and a single vmap process at 1 thread and at one thread per core (the best is kept), the
+pool and vmap as one single-threaded worker process per core. ``--repeat`` interleaves the arms that many times and
 takes each arm's median, so a shared machine's load falls on all of them alike. The vmap process
 then times its stacked step alone and counts its FLOPs (``torch.utils.flop_counter``), and the
 serial one a single model's engine step, both beside a float32 matmul peak measured in the same
@@ -110,9 +110,10 @@ def single_step_gflops(spec) -> float:
     return _rate(step, _flops(lambda: p.method.loss(p.model, p.sampler.next())[0].backward()))
 
 
-def child(workload: str, name: str, threads: int, seeds: int, steps: int, src: str | None,
+def child(workload: str, arm: tuple, seeds: int, steps: int, src: str | None,
           q: mp.Queue) -> None:  # fmt: skip
-    if src:  # another checkout's genlab (--compare-src)
+    name, workers, threads = arm[:3]
+    if src:  # another checkout's genlab (--compare-src), its vmap in this process
         sys.path.insert(0, src)
     import torch
 
@@ -121,7 +122,7 @@ def child(workload: str, name: str, threads: int, seeds: int, steps: int, src: s
 
     torch.set_num_threads(threads)
     todo = specs(workload, seeds, steps)
-    execute = make_executor(name, os.cpu_count() if name == "pool" else None)
+    execute = make_executor(name, None if name == "serial" or src else workers)
     # one-time imports outside the timing: the first torch.optim optimiser imports torch._dynamo
     # (~3 s), paid once per process whatever the executor (pool workers inherit it by fork)
     torch.optim.AdamW([torch.zeros(1, requires_grad=True)])
@@ -130,7 +131,7 @@ def child(workload: str, name: str, threads: int, seeds: int, steps: int, src: s
     wall, cpu = time.perf_counter() - t0, _cpu() - c0
     done = sum(o.status == "done" for o in out)
     extra = {}
-    if name in ("vmap", "serial") and not src:
+    if name in ("vmap", "serial") and workers == 1 and not src:
         extra["peak"] = matmul_peak()
         extra["step"] = stacked_step_gflops(todo) if name == "vmap" else single_step_gflops(todo[0])
     q.put((wall, cpu, done, extra))
@@ -144,13 +145,19 @@ def _cpu() -> float:
 
 
 def run_arm(ctx, workload: str, arm: tuple, seeds: int, steps: int, src: str | None) -> tuple:
-    name, threads = arm[0], arm[1]
     q = ctx.Queue()
-    proc = ctx.Process(target=child, args=(workload, name, threads, seeds, steps, src, q))
+    proc = ctx.Process(target=child, args=(workload, arm, seeds, steps, src, q))
     proc.start()
     res = q.get()
     proc.join()
     return res
+
+
+def _label(arm: tuple) -> str:
+    name, workers, threads = arm[:3]
+    if name == "serial":
+        return f"serial({threads} thr)"
+    return f"{name}({workers} proc x {threads} thr)" + (" [compare-src]" if len(arm) > 3 else "")
 
 
 def bench(workload: str, args: argparse.Namespace) -> dict[str, str]:
@@ -158,9 +165,13 @@ def bench(workload: str, args: argparse.Namespace) -> dict[str, str]:
     seeds, steps = args.seeds or w["seeds"], args.steps or w["steps"]
     cores = os.cpu_count() or 1
     threads = sorted({int(t) for t in args.threads.split(",")})
-    arms = [("serial", t) for t in threads] + [("pool", 1)] + [("vmap", t) for t in threads]
+    # (executor, processes, torch threads per process): serial and one vmap process at each thread
+    # count; the pool and vmap with one single-threaded process per core
+    arms = [("serial", 1, t) for t in threads] + [("pool", cores, 1)]
+    arms += [("vmap", 1, t) for t in threads] + [("vmap", cores, 1)]
+    arms = list(dict.fromkeys(arms))
     if args.compare_src:
-        arms.append(("vmap", threads[0], "compare"))
+        arms.append(("vmap", 1, threads[0], "compare"))
     ctx = mp.get_context("spawn")
     walls: dict[tuple, list[float]] = {a: [] for a in arms}
     cpus: dict[tuple, list[float]] = {a: [] for a in arms}
@@ -169,40 +180,39 @@ def bench(workload: str, args: argparse.Namespace) -> dict[str, str]:
           f"load average {os.getloadavg()[0]:.1f}", flush=True)  # fmt: skip
     for r in range(args.repeat):
         for arm in arms:
-            src = args.compare_src if len(arm) > 2 else None
+            src = args.compare_src if len(arm) > 3 else None
             wall, cpu, done, extra = run_arm(ctx, workload, arm, seeds, steps, src)
             walls[arm].append(wall)
             cpus[arm].append(cpu)
             extras.setdefault(arm, extra)
-            label = f"pool({cores} x 1 thr)" if arm[0] == "pool" else f"{arm[0]}({arm[1]} thr)"
-            label += " [compare-src]" if src else ""
             more = "".join(f"  {k} {v:.0f} GFLOP/s" for k, v in extra.items())
-            print(f"  [{r + 1}] {label:26s} {wall:7.2f} s wall {cpu:7.2f} s cpu  "
+            print(f"  [{r + 1}] {_label(arm):28s} {wall:7.2f} s wall {cpu:7.2f} s cpu  "
                   f"{done:2d}/{seeds} done{more}", flush=True)  # fmt: skip
     med = {a: statistics.median(v) for a, v in walls.items()}
     cpu = {a: statistics.median(v) for a, v in cpus.items()}
-    best = {n: min((a for a in arms if a[0] == n and len(a) == 2), key=med.get)
-            for n in ("serial", "vmap")}  # fmt: skip
-    serial, pool, vmap = med[best["serial"]], med[("pool", 1)], med[best["vmap"]]
-    ex, ser = extras[best["vmap"]], extras[best["serial"]]
+    best = {n: min((a for a in arms if a[0] == n and len(a) == 3), key=med.get)
+            for n in ("serial", "pool", "vmap")}  # fmt: skip
+    serial, pool, vmap = (med[best[n]] for n in ("serial", "pool", "vmap"))
+    one = ("vmap", 1, 1)
+    ex, ser = extras[one], extras[("serial", 1, 1)]
     out = {
         "vmap_vs_pool": pool / vmap, "vmap_vs_serial": serial / vmap, "pool_vs_serial": serial / pool,
-        "cpu_vmap_vs_pool": cpu[("pool", 1)] / cpu[best["vmap"]],
-        "serial_threads": best["serial"][1], "vmap_threads": best["vmap"][1],
-        "vmap_step_gflops": ex["step"], "single_step_gflops": ser["step"],
-        "matmul_peak_gflops": ex["peak"],
+        "cpu_vmap_vs_pool": cpu[best["pool"]] / cpu[best["vmap"]],
+        "serial_threads": best["serial"][2], "vmap_procs": best["vmap"][1],
+        "vmap_threads": best["vmap"][2], "vmap_step_gflops": ex["step"],
+        "single_step_gflops": ser["step"], "matmul_peak_gflops": ex["peak"],
     }  # fmt: skip
-    print(f"  medians: serial {serial:.2f} s ({best['serial'][1]} thr), pool {pool:.2f} s, "
-          f"vmap {vmap:.2f} s ({best['vmap'][1]} thr); vmap/pool {out['vmap_vs_pool']:.2f}x "
-          f"(in CPU seconds {out['cpu_vmap_vs_pool']:.2f}x), vmap/serial "
-          f"{out['vmap_vs_serial']:.2f}x, pool/serial {out['pool_vs_serial']:.2f}x")  # fmt: skip
-    print(f"  stacked step {ex['step']:.0f} GFLOP/s (matmul peak {ex['peak']:.0f}), single-model "
-          f"step {ser['step']:.0f} GFLOP/s (peak {ser['peak']:.0f})")  # fmt: skip
+    print(f"  medians: serial {serial:.2f} s [{_label(best['serial'])}], pool {pool:.2f} s, vmap "
+          f"{vmap:.2f} s [{_label(best['vmap'])}]; vmap/pool {out['vmap_vs_pool']:.2f}x (in CPU "
+          f"seconds {out['cpu_vmap_vs_pool']:.2f}x), vmap/serial {out['vmap_vs_serial']:.2f}x, "
+          f"pool/serial {out['pool_vs_serial']:.2f}x")  # fmt: skip
+    print(f"  one thread: stacked step {ex['step']:.0f} GFLOP/s, single-model step "
+          f"{ser['step']:.0f} GFLOP/s, matmul peak {ex['peak']:.0f} GFLOP/s")  # fmt: skip
     if args.compare_src:
         before = med[arms[-1]]
-        out["vmap_vs_compare"] = before / med[("vmap", threads[0])]
-        print(f"  vmap({threads[0]} thr) {med[('vmap', threads[0])]:.2f} s vs compare-src "
-              f"{before:.2f} s: {out['vmap_vs_compare']:.2f}x")  # fmt: skip
+        out["vmap_vs_compare"] = before / med[one]
+        print(f"  {_label(one)} {med[one]:.2f} s vs compare-src {before:.2f} s: "
+              f"{out['vmap_vs_compare']:.2f}x")  # fmt: skip
     return {k: f"{v:.2f}" if isinstance(v, float) else str(v) for k, v in out.items()}
 
 

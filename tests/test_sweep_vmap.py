@@ -81,3 +81,46 @@ def test_transformer_stacks(tmp_path, capsys):
 
     check(tmp_path, [tf(0, 1e-3), tf(1, 3e-3)], groups=1)
     assert "cannot be stacked" not in capsys.readouterr().err
+
+
+def test_parts_of_a_group_train_in_worker_processes(tmp_path):
+    from genlab.sweep.vmap import chunks
+
+    specs = [tiny(s, lr=lr, steps=20) for s in range(4) for lr in (1e-3, 2e-3)]
+    assert [len(c) for c in chunks(stack_groups(specs), 2)] == [4, 4]
+    assert [len(c) for c in chunks(stack_groups(specs[:7]), 2)] == [7]  # parts of >= 4 only
+    ref, got = Store(tmp_path / "ref"), Store(tmp_path / "vmap")
+    for s in specs:
+        run_spec(s, ref, progress=False)
+    out = make_executor("vmap", 2)(specs, got, False)
+    assert sorted(o.run_id for o in out) == sorted(s.run_id for s in specs)
+    assert {o.status for o in out} == {"done"}
+    assert_same_metrics(ref, got, [s.run_id for s in specs])
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_compiled_step_or_its_failure_keeps_the_numbers(tmp_path, monkeypatch, capsys, broken):
+    import torch
+
+    import genlab.sweep.vmap as vm
+    from genlab.sweep import autocompile
+
+    monkeypatch.setattr(vm, "COMPILE", True)  # GENLAB_VMAP_COMPILE=1
+    # try compiling at once and keep it whatever the timing (GAIN), or a compile that fails
+    monkeypatch.setattr(autocompile, "MIN_STEPS", 0)
+    monkeypatch.setattr(autocompile, "WARM", 1)
+    monkeypatch.setattr(autocompile, "TRIAL", 2)
+    monkeypatch.setattr(autocompile, "GAIN", 1e9)
+    if broken:
+
+        def refuse(fn, **kw):
+            def raising(*a, **k):
+                raise RuntimeError("no compiler here")
+
+            return raising
+
+        monkeypatch.setattr(torch, "compile", refuse)
+    check(tmp_path, [tiny(s, lr=lr, steps=30) for s, lr in [(0, 1e-3), (1, 2e-3)]], groups=1)
+    err = capsys.readouterr().err
+    assert ("failed (RuntimeError: no compiler here); eager kept" in err) == broken
+    assert ("compiled kept" in err) == (not broken)

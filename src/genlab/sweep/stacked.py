@@ -15,6 +15,8 @@ own examples (padded the same way) is checked against plain autograd on its own 
 from __future__ import annotations
 
 import copy
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
@@ -26,6 +28,7 @@ from genlab.engine.train import Prepared
 from genlab.losses import IGNORE
 from genlab.methods.base import Method
 from genlab.probes.base import EVAL_CHUNK
+from genlab.sweep.autocompile import Autocompile
 from genlab.sweep.vec_optim import Slot
 
 TINY = 4  # examples per training split in the gradient check
@@ -152,6 +155,8 @@ class Stacked:
         self.evals = self._eval_splits()
         self._fixed: tuple[dict, dict] | None = None
         self._check_grads(refs, tiny)
+        self.trial: Autocompile | None = None  # set by the caller to try torch.compile
+        self._compiled: dict[str, Callable] = {}
 
     # ---- the stacked step ---------------------------------------------------------------------
 
@@ -176,10 +181,34 @@ class Stacked:
             return fn(self.flat, self.consts, batches)
 
     def grads(self) -> tuple[Tensor, Tensor]:
-        """One step's K losses and the gradient ``(K, P)`` of each replica's own loss."""
-        losses = self.losses(*self.batches())
-        (g,) = torch.autograd.grad(losses.sum(), self.flat)
+        """One step's K losses and the gradient ``(K, P)`` of each replica's own loss (compiled
+        where ``self.trial``, an ``Autocompile``, found it faster)."""
+        batches, dims = self.batches()
+        compiled = self.trial is not None and self.trial.compiled
+        t = time.perf_counter()
+        try:
+            losses = (self._compiled_losses if compiled else self.losses)(batches, dims)
+            (g,) = torch.autograd.grad(losses.sum(), self.flat)
+        except Exception as exc:
+            if not compiled:
+                raise
+            self.trial.fail(exc)  # the same batches again, eager: nothing has changed yet
+            losses = self.losses(batches, dims)
+            (g,) = torch.autograd.grad(losses.sum(), self.flat)
+        if self.trial is not None:
+            self.trial.observe(time.perf_counter() - t)
         return losses.detach(), g
+
+    def _compiled_losses(self, batches: dict, dims: dict) -> Tensor:
+        key = repr(dims)
+        if key not in self._compiled:
+
+            def run(flat: Tensor, consts: dict, batches: dict) -> Tensor:
+                return vmap(self._loss, in_dims=(0, self.const_dims, dims))(flat, consts, batches)
+
+            self._compiled[key] = torch.compile(run, backend="aot_eager")
+        with _math_attention():
+            return self._compiled[key](self.flat, self.consts, batches)
 
     def batches(self) -> tuple[dict, dict]:
         """The next batch of every replica (each from its own sampler) and their in_dims."""
