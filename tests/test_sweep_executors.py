@@ -14,6 +14,14 @@ from genlab.sweep.vmap import stack_groups
 KEYS = ["run_id", "step", "split", "metric"]
 
 
+@pytest.fixture(autouse=True)
+def _always_stack(monkeypatch):
+    """Stack whatever the timing (vmap's speed check would make these tests depend on the load)."""
+    import genlab.sweep.vmap as vm
+
+    monkeypatch.setattr(vm, "SPEED_CHECK", False)
+
+
 def tiny(seed=0, lr=1e-3, wd=1.0, opt="adamw", batch=None, steps=50, **extra):
     d = load_spec_file("grokking")
     d["model"] = {"name": "mlp", "params": {"width": 32, "embed_dim": 8, **extra.pop("model", {})}}

@@ -10,7 +10,7 @@ from genlab.spec import parse_spec
 from genlab.store import Store
 from genlab.sweep import make_executor
 from genlab.sweep.vmap import stack_groups
-from tests.test_sweep_executors import assert_same_metrics, tiny
+from tests.test_sweep_executors import _always_stack, assert_same_metrics, tiny  # noqa: F401
 
 
 def check(tmp_path, specs, groups: int, capsys=None) -> Store:
@@ -124,3 +124,38 @@ def test_compiled_step_or_its_failure_keeps_the_numbers(tmp_path, monkeypatch, c
     err = capsys.readouterr().err
     assert ("failed (RuntimeError: no compiler here); eager kept" in err) == broken
     assert ("compiled kept" in err) == (not broken)
+
+
+def test_speedup_leaves_the_replicas_untouched():
+    import torch
+
+    from genlab.engine.train import prepare
+    from genlab.sweep.stacked import Stacked
+
+    preps = [prepare(tiny(s, batch=16)) for s in range(3)]
+    st = Stacked(preps, shared_data=False)
+    flat, samplers = st.flat.detach().clone(), [repr(p.sampler.state_dict()) for p in preps]
+    assert 0 < st.speedup(reps=1) < float("inf")
+    assert torch.equal(st.flat, flat)
+    assert [repr(p.sampler.state_dict()) for p in preps] == samplers
+
+
+def test_slower_stacking_and_per_replica_evaluation_keep_the_numbers(tmp_path, monkeypatch, capsys):
+    import genlab.sweep.vmap as vm
+    from genlab.sweep.stacked import Stacked
+
+    specs = [tiny(s, lr=lr) for s, lr in [(0, 1e-3), (1, 2e-3)]]
+    real_init = Stacked.__init__
+
+    def unfused(self, *a, **k):
+        real_init(self, *a, **k)
+        self.fuse_eval = False  # as when the replicas' own forwards time faster
+
+    monkeypatch.setattr(Stacked, "__init__", unfused)
+    check(tmp_path / "a", specs, groups=1)
+    monkeypatch.setattr(vm, "SPEED_CHECK", True)
+    monkeypatch.setattr(Stacked, "speedup", lambda self: 0.5)
+    check(tmp_path / "b", specs, groups=1)
+    assert (
+        "slower than theirs one by one (0.50x); training them serially" in capsys.readouterr().err
+    )

@@ -46,6 +46,7 @@ from genlab.sweep.serial import serial
 from genlab.sweep.stacked import NotStackable, Stacked
 from genlab.sweep.vec_optim import VecOptimizer
 
+SPEED_CHECK = True  # time a stacked step against single ones; train serially when slower
 COMPILE = os.environ.get("GENLAB_VMAP_COMPILE") == "1"  # try torch.compile (see autocompile)
 FLUSH_S = 2.0  # write buffered metrics at least this often (and at checkpoints and the end)
 LOSS_BUFFER = 256  # steps of losses held before they are read
@@ -158,6 +159,7 @@ def _train_part(part: list, store: Store, progress: bool, broad: bool = True) ->
             prep.sampler.load_state_dict(state["sampler"])
     try:
         stacked = Stacked([p for p, _, _ in part], len({_data_key(s) for s in specs}) == 1)
+        gain = stacked.speedup() if SPEED_CHECK else float("inf")
     except NotStackable as exc:
         narrow = _split_by(part, lambda t: group_key(t[0].spec, broad=False))
         if broad and len(narrow) > 1:
@@ -165,9 +167,13 @@ def _train_part(part: list, store: Store, progress: bool, broad: bool = True) ->
         print(f"vmap: {len(specs)} runs cannot be stacked ({exc}); training them serially",
               file=sys.stderr, flush=True)  # fmt: skip
         return serial(specs, store, progress)
+    if gain < 1:
+        print(f"vmap: a stacked step of {len(specs)} runs is slower than theirs one by one "
+              f"({gain:.2f}x); training them serially", file=sys.stderr, flush=True)  # fmt: skip
+        return serial(specs, store, progress)
     firsts = [None] * len(part)
     if any(state is None for _, state, _ in part):
-        logits = stacked.logits()
+        logits = stacked.eval_logits()
         for i, (prep, state, _) in enumerate(part):
             if state is None:
                 firsts[i] = evaluate(prep, 0, logits[i])
@@ -292,7 +298,7 @@ class _Loop:
         return rows
 
     def _evaluate(self, step: int, rows: list[int]) -> None:
-        logits = self.st.logits()
+        logits = self.st.eval_logits()
         for j, i in enumerate(rows):
             if i not in self.live:
                 continue
