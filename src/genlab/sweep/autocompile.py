@@ -1,5 +1,5 @@
 """``torch.compile`` for the stacked step, where it wins: the run's own steps are timed eager, then
-compiled, and the faster is kept; a compile error falls back to eager with a message.
+compiled (CPU seconds of this process), and the faster is kept; a compile error falls back to eager with a message.
 
 Off unless ``GENLAB_VMAP_COMPILE=1``, because on the CPUs measured it does not win (issue #18; 16
 grokking MLPs, p = 23, one thread, CPU time per step, 2 shared cores): backend ``aot_eager``

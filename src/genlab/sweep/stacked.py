@@ -187,7 +187,7 @@ class Stacked:
         where ``self.trial``, an ``Autocompile``, found it faster)."""
         batches, dims = self.batches()
         compiled = self.trial is not None and self.trial.compiled
-        t = time.perf_counter()
+        t = time.process_time()
         try:
             losses = (self._compiled_losses if compiled else self.losses)(batches, dims)
             (g,) = torch.autograd.grad(losses.sum(), self.flat)
@@ -198,7 +198,7 @@ class Stacked:
             losses = self.losses(batches, dims)
             (g,) = torch.autograd.grad(losses.sum(), self.flat)
         if self.trial is not None:
-            self.trial.observe(time.perf_counter() - t)
+            self.trial.observe(time.process_time() - t)
         return losses.detach(), g
 
     def _compiled_losses(self, batches: dict, dims: dict) -> Tensor:
@@ -233,7 +233,8 @@ class Stacked:
 
     def speedup(self, reps: int = 3) -> float:
         """How many times faster one stacked step (gradients and update) is than K steps of one
-        replica alone, timed on batches of the run's shapes (best of ``reps``) on copies."""
+        replica alone, timed on batches of the run's shapes (best of ``reps``) on copies. Times
+        are this process's CPU seconds, which other processes' load does not inflate."""
         out, dims, own = {}, {}, {}
         bs, k_all = self.preps[0].sampler.batch_size, len(self.preps)
         for k, d in self.envs.items():
@@ -260,9 +261,9 @@ class Stacked:
         best = {stacked: float("inf"), single: float("inf")}
         for _ in range(reps + 1):  # the first round warms up
             for fn in best:
-                t = time.perf_counter()
+                t = time.process_time()
                 fn()
-                best[fn] = min(best[fn], time.perf_counter() - t)
+                best[fn] = min(best[fn], time.process_time() - t)
         return len(self.preps) * best[single] / best[stacked]
 
     # ---- the gradient check -----------------------------------------------------------------
@@ -312,20 +313,20 @@ class Stacked:
 
     def eval_logits(self) -> list[dict[str, Tensor]]:
         """``logits()``, or nothing to prefill (``{}`` per replica: each replica's probes run its
-        own forward) where that is faster: decided on the first call by timing both, because a
-        stacked forward wins for small models and loses for large ones (measured: 16 grokking
-        MLPs, fused faster; 4 d = 128 transformers on 9,409 examples, fused 1.7x slower)."""
+        own forward) where that is faster: decided on the first call by timing both in CPU
+        seconds, as a stacked forward wins for small models and loses for large ones (measured:
+        16 grokking MLPs, fused faster; 4 d = 128 transformers on 9,409 examples, 1.7x slower)."""
         if self.fuse_eval is False:
             return [{} for _ in self.preps]
-        t = time.perf_counter()
+        t = time.process_time()
         out = self.logits()
-        fused = time.perf_counter() - t
+        fused = time.process_time() - t
         if self.fuse_eval is None:
             ctx = EvalContext(self.load_into(0), self.preps[0].data, 0)
-            t = time.perf_counter()
+            t = time.process_time()
             for name in self.evals:
                 ctx.logits(name)
-            self.fuse_eval = fused < len(self.preps) * (time.perf_counter() - t)
+            self.fuse_eval = fused < len(self.preps) * (time.process_time() - t)
         return out
 
     @torch.no_grad()
