@@ -6,8 +6,9 @@ and real numbers in ``model.params`` (init scales); a group is then cut by shape
 gives another vocabulary). Each replica is built exactly as ``genlab.engine.prepare`` builds it
 alone, trained with the others by ``genlab.sweep.stacked.Stacked`` (one vmapped loss and gradient
 over flat parameters) and ``VecOptimizer``, evaluated with its own probes on the engine's
-schedule (the logits of all replicas from one vmapped forward), and written to the store as its
-own run, with the metrics ``run_spec`` gives for that spec alone (within float tolerance).
+schedule (the logits of all replicas from one vmapped forward where that is faster), and written
+to the store as its own run, with the metrics ``run_spec`` gives for that spec alone (within float
+tolerance). With ``workers`` > 1, parts of the groups train in that many processes.
 
 The inner loop is a few tensor operations per step for the whole group: losses are buffered and
 read at evaluation and checkpoint steps (divergence is found there, at its own step), metrics are
@@ -15,7 +16,8 @@ written every few seconds, at checkpoints and at the end. Replicas that stop (a 
 divergence) leave the stack. Checkpoints use the engine's format, so a killed group resumes here
 or under ``run_spec``. What cannot be stacked (BatchNorm, dropout, ``grad_clip``, a method that
 overrides ``step``, logs extra values or draws random numbers) is retried in narrower groups, then
-falls back to the serial executor with a message.
+falls back to the serial executor with a message; so is a part whose stacked step is measured
+slower than its replicas' steps one by one (compute-bound models such as the d = 128 transformer).
 """
 
 from __future__ import annotations
