@@ -153,7 +153,7 @@ class Stacked:
         self.envs = {k: _stack_split([p.data.train[k] for p in preps], shared_data,
                                       f"training split {k!r}")
                       for k in p0.data.train}  # fmt: skip
-        self.evals = self._eval_splits()
+        self._evals: dict[str, _Data] | None = None  # built at the first fused evaluation
         self._fixed: tuple[dict, dict] | None = None
         self._check_grads(refs, tiny)
         self.trial: Autocompile | None = None  # set by the caller to try torch.compile
@@ -250,10 +250,11 @@ class Stacked:
         method, opt = copy.deepcopy(self.method), build_optimizer(model, spec.optimizer)
         vec, flat = VecOptimizer(spec.optimizer, self.trainable, self.slots), self.flat.detach()
         lr = torch.full((k_all, 1), spec.optimizer.lr, dtype=torch.float64)
+        wd = torch.full_like(lr, spec.optimizer.weight_decay)
 
         def stacked() -> None:  # gradients, and an update of a copy of the parameters
             (g,) = torch.autograd.grad(self.losses(out, dims).sum(), self.flat)
-            vec.update(flat.clone(), g, lr, lr)
+            vec.update(flat.clone(), g, lr, wd)
 
         def single() -> None:  # the engine's step of one replica's copy
             method.step(model, opt, own)
@@ -317,6 +318,7 @@ class Stacked:
         seconds, as a stacked forward wins for small models and loses for large ones (measured:
         16 grokking MLPs, fused faster; 4 d = 128 transformers on 9,409 examples, 1.7x slower)."""
         if self.fuse_eval is False:
+            self._evals = None  # not needed again
             return [{} for _ in self.preps]
         t = time.process_time()
         out = self.logits()
@@ -324,7 +326,7 @@ class Stacked:
         if self.fuse_eval is None:
             ctx = EvalContext(self.load_into(0), self.preps[0].data, 0)
             t = time.process_time()
-            for name in self.evals:
+            for name in out[0]:
                 ctx.logits(name)
             self.fuse_eval = fused < len(self.preps) * (time.process_time() - t)
         return out
@@ -333,6 +335,8 @@ class Stacked:
     def logits(self) -> list[dict[str, Tensor]]:
         """Every replica's logits on the shared evaluation splits, one vmapped forward per chunk
         (in eval mode, as ``EvalContext.logits``)."""
+        if self._evals is None:
+            self._evals = self._eval_splits()
         k_all = len(self.preps)
         chunk = max(64, EVAL_CHUNK // k_all)
         out: list[dict[str, Tensor]] = [{} for _ in range(k_all)]
@@ -343,7 +347,7 @@ class Stacked:
         self.base.eval()
         try:
             with _math_attention():
-                for name, d in self.evals.items():
+                for name, d in self._evals.items():
                     fn = vmap(fwd, in_dims=(0, self.const_dims, None if d.shared else 0))
                     n = d.x.shape[0 if d.shared else 1]
                     parts = [fn(self.flat, self.consts, d.x[i : i + chunk] if d.shared
@@ -375,7 +379,7 @@ class Stacked:
         for n, dim in self.const_dims.items():
             if dim == 0:
                 self.consts[n] = self.consts[n][idx]
-        for d in (*self.envs.values(), *self.evals.values()):
+        for d in (*self.envs.values(), *(self._evals or {}).values()):
             d.keep(idx)
         self._fixed = None
 
