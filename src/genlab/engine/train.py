@@ -92,8 +92,9 @@ def prepare(spec: RunSpec) -> Prepared:
     )  # fmt: skip
 
 
-def evaluate(prep: Prepared, step: int) -> Metrics:
-    ctx = EvalContext(prep.model, prep.data, step, prep.spec)
+def evaluate(prep: Prepared, step: int, logits: dict[str, torch.Tensor] | None = None) -> Metrics:
+    """Run the spec's probes; ``logits`` per split, when given, are the model's already computed."""
+    ctx = EvalContext(prep.model, prep.data, step, prep.spec, dict(logits or {}))
     out: Metrics = {}
     for fn, params in prep.probes:
         out.update(fn(prep.model, ctx, params))
