@@ -39,11 +39,16 @@ def timed(
     t0 = time.perf_counter()
     procs = [launch(store, seed0 + i, extra, env) for i in range(n)]
     ended: dict[int, float] = {}
-    while len(ended) < n:
-        for i, p in enumerate(procs):
-            if i not in ended and p.poll() is not None:
-                ended[i] = time.perf_counter() - t0
-        time.sleep(0.05)
+    try:
+        while len(ended) < n:
+            for i, p in enumerate(procs):
+                if i not in ended and p.poll() is not None:
+                    ended[i] = time.perf_counter() - t0
+            time.sleep(0.05)
+    finally:  # interrupted: leave no run behind
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
     out = []
     for i, p in enumerate(procs):
         stdout, stderr = p.communicate()
@@ -63,7 +68,8 @@ def main() -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("GENLAB_THREADS", "OMP_NUM_THREADS")}
     print(f"cores {os.cpu_count()}, load {os.getloadavg()[0]:.1f} (1 min) at start")
     (single,) = timed(1, args.extra, env, seed0=0)
-    print(f"single: command {single[0]:.1f}s, training {single[1]:.1f}s, {single[2]} thread(s)")
+    print(f"single: command {single[0]:.1f}s, training {single[1]:.1f}s, {single[2]} thread(s)",
+          flush=True)  # fmt: skip
     pair = timed(args.copies, args.extra, env, seed0=10)
     for i, (cmd_s, train_s, n) in enumerate(pair):
         print(f"copy {i}: command {cmd_s:.1f}s, training {train_s:.1f}s, {n} thread(s)")
@@ -76,6 +82,7 @@ def main() -> None:
         cores = str(os.cpu_count() or 1)
         old_env = {**env, "GENLAB_THREADS": cores, "OMP_WAIT_POLICY": "ACTIVE"}
         (alone,) = timed(1, args.extra, old_env, seed0=20)
+        print(f"old way, single: command {alone[0]:.1f}s", flush=True)
         pair_old = timed(args.copies, args.extra, old_env, seed0=30)
         slow_old = max(c for c, _, _ in pair_old) / alone[0]
         print(f"old way ({cores} threads, active wait): single {alone[0]:.1f}s, "
