@@ -188,3 +188,21 @@ def test_cli_run_busy_exits_naming_the_holder(tmp_path, held, tiny_spec):
     res = CliRunner().invoke(app, args)
     assert res.exit_code == 1
     assert f"run {tiny_spec.run_id} is being trained by pid {pid} on {HOST}" in res.output
+
+
+def test_vmap_group_leaves_a_run_taken_after_pending_to_its_holder(tmp_path, held, monkeypatch):
+    """vmap begins a whole stacked part at once: a replica another live process took after
+    ``pending`` looked is reported busy, and the others still train, stacked."""
+    from genlab.sweep import vmap
+    from genlab.sweep.vmap import train_group
+
+    monkeypatch.setattr(vmap, "SPEED_CHECK", False)  # stack whatever the load
+
+    specs = [load_run_spec("grokking", [*TINY, f"seed={s}"]) for s in range(3)]
+    pid = held(specs[0], begin=False).pid
+    store = Store(tmp_path / "store")
+    got = {o.run_id: (o.status, o.error) for o in train_group(specs, store, progress=False)}
+    assert got[specs[0].run_id] == ("busy", f"run {specs[0].run_id} is being trained by pid "
+                                            f"{pid} on {HOST}")  # fmt: skip
+    assert [got[s.run_id][0] for s in specs[1:]] == ["done", "done"]
+    assert store.status(specs[0].run_id) is None  # nothing written for the run it does not hold
