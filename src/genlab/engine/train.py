@@ -139,8 +139,13 @@ def run_spec(
     if store.is_live(run_id):
         raise GenlabError(f"run {run_id} is being trained by another live process")
 
-    with using_store(store):  # components built from other runs (from_run) read this store
-        prep = prepare(spec)
+    with using_store(store):  # components and probes built from other runs read this store
+        return _run_prepared(prepare(spec), store, status, progress, on_eval)
+
+
+def _run_prepared(prep: Prepared, store: Store, status: str | None, progress: bool,
+                  on_eval: Callable[[int, Metrics], None] | None) -> RunResult:  # fmt: skip
+    spec, run_id = prep.spec, prep.spec.run_id
     run_dir = store.run_dir(run_id)
     state = checkpoint.load(run_dir / checkpoint.RESUME) if status else None
     if state is None:

@@ -84,7 +84,10 @@ def ghostify(model: nn.Module, ghost_batch: int) -> int:
     return count
 
 
-@MODELS.register("ghost_bn", GhostBNParams, papers=(9,), family="training-regime")
+TINY = {"model": {"name": "cnn", "params": {"channels": [4], "pool_every": 1}}, "ghost_batch": 8}
+
+
+@MODELS.register("ghost_bn", GhostBNParams, papers=(9,), family="training-regime", tiny=TINY)
 def ghost_bn(params: GhostBNParams, info: TaskInfo) -> nn.Module:
     """A model whose BatchNorm layers use ghost batches (Hoffer et al., #9)."""
     entry = MODELS.get(params.model["name"])
