@@ -36,7 +36,7 @@ class GhostBNParams(Params):
     def _inner(cls, v: dict[str, Any]) -> dict[str, Any]:
         if set(v) - {"name", "params"} or "name" not in v:
             raise ValueError("model must be a table {name = ..., params = {...}}")
-        if v["name"] in ("ghost_bn", "from_run"):
+        if v["name"] in ("ghost_bn", "from_run", "soup"):
             raise ValueError(f"ghost_bn cannot wrap {v['name']!r}")
         params = MODELS.params(v["name"], v.get("params", {}), "model.params.model.params")
         return {"name": v["name"], "params": params.model_dump(mode="json")}

@@ -422,6 +422,10 @@ def vmap_executor(max_group: int = 64, workers: int = 1):
 
     def execute(specs: Sequence[RunSpec], store: Store, progress: bool = True) -> list[Outcome]:
         todo, outcomes = pending(specs, store)
+        posthoc = [s for s in todo if s.steps == 0]  # nothing to stack: evaluated once each
+        if posthoc:
+            outcomes += serial(posthoc, store, progress)
+            todo = [s for s in todo if s.steps]
         parts = chunks(stack_groups(todo, max_group), workers)
         if workers == 1 or len(parts) <= 1:
             for part in parts:
