@@ -25,6 +25,7 @@ from pydantic import (
 )
 
 from genlab.errors import SpecError
+from genlab.fed.spec import FedSpec
 from genlab.registry import Registry, format_validation_error
 
 PRESETS_DIR = Path(__file__).parent / "presets"
@@ -105,6 +106,18 @@ class RunSpec(_Strict):
         description="plugins to load: module names or .py paths; validation keeps those the spec "
         "uses, as {module, path, sha256} (genlab.plugins)",
     )
+    fed: FedSpec | None = Field(
+        None, description="a federated run on Flower (genlab.fed): clients, skew, rounds = steps"
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bare_component_names(cls, data: Any) -> Any:
+        """``method=fedimpro`` on the command line is short for ``method.name=fedimpro``."""
+        if isinstance(data, dict):
+            data = {k: {"name": v} if k in COMPONENT_KEYS and isinstance(v, str) else v
+                    for k, v in data.items()}  # fmt: skip
+        return data
 
     @model_validator(mode="before")
     @classmethod
@@ -145,10 +158,12 @@ class RunSpec(_Strict):
 
     @model_serializer(mode="wrap")
     def _without_empty_imports(self, handler: Any) -> dict[str, Any]:
-        """Specs without plugins serialise (and hash) exactly as before plugins existed."""
+        """Specs without plugins (or ``fed``) serialise (and hash) exactly as before plugins existed."""
         data = handler(self)
         if not data.get("imports"):
             data.pop("imports", None)
+        if data.get("fed") is None:  # likewise for runs that are not federated
+            data.pop("fed", None)
         return data
 
     def canonical_json(self) -> str:

@@ -161,6 +161,11 @@ def run_spec(
     threads_mod.requested(threads)  # a bad count is bad input: fail before anything
     if not restart and store.status(run_id) in FINISHED:  # training again gives the same numbers
         return _finished(store, run_id)
+    if spec.fed is not None:  # a federated run: rounds of Flower clients (genlab.fed)
+        from genlab.fed.runner import run_federated
+
+        with using_store(store):
+            return run_federated(spec, store, progress, on_eval, wait, restart, threads)
     with using_store(store):  # components and probes built from other runs read this store
         return _run(spec, store, progress, on_eval, wait, restart, threads)
 

@@ -1,0 +1,90 @@
+"""Federated runs on Flower: a real 2-client, 2-round simulation per strategy, resume after a kill,
+exit 2 without the ``fl`` extra, and specs without ``fed`` hashing as before."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from typer.testing import CliRunner
+
+from genlab.cli import app
+from genlab.engine import run_spec
+from genlab.spec import load_run_spec
+from genlab.store import Store
+
+pytest.importorskip("flwr", reason="pip install 'genlab[fl]'")
+
+TINY = ["task.train_size=300", "task.val_size=100", "model.width=16", "fed.clients=2",
+        "fed.held_out=1", "fed.local_steps=10", "fed.alpha=0.5", "optimizer.name=adam", "optimizer.lr=0.01"]  # fmt: skip
+
+
+@pytest.mark.parametrize("method", ["fedavg", "fedprox", "fedimpro"])
+def test_two_clients_two_rounds_through_flower(tmp_path, method: str) -> None:
+    spec = load_run_spec("fed-digits", [*TINY, "steps=2", f"method={method}"])
+    store = Store(tmp_path / "s")
+    res = run_spec(spec, store, progress=False)
+    assert res.status == "done" and res.step == 2
+    m = store.metrics(spec.run_id)
+    assert sorted(m["step"].unique()) == [0, 1, 2]
+    splits = set(m["split"])
+    assert {"client/0", "client/1", "client/2", "fed", "test/heldout", "val/main"} <= splits
+    fed = m[(m["split"] == "fed") & (m["step"] == 2)].set_index("metric")["value"]
+    assert 0 <= fed["update_dissimilarity"] <= 2 and math.isfinite(fed["train_loss"])
+    assert 0 <= fed["heldout_clients_acc"] <= 1
+    acc = m[(m["split"] == "test/heldout") & (m["metric"] == "accuracy")]["value"]
+    assert acc.iloc[-1] > acc.iloc[0] + 0.05  # the global model learns through the rounds
+
+
+def test_killed_simulation_resumes_at_its_last_round(tmp_path) -> None:
+    spec = load_run_spec("fed-digits", [*TINY, "steps=4", "method=fedimpro"])
+    whole = Store(tmp_path / "whole")
+    run_spec(spec, whole, progress=False)
+
+    def kill(rnd: int, _metrics: object) -> None:
+        if rnd == 2:
+            raise KeyboardInterrupt
+
+    store = Store(tmp_path / "killed")
+    with pytest.raises(KeyboardInterrupt):
+        run_spec(spec, store, progress=False, on_eval=kill)
+    assert store.status(spec.run_id) == "interrupted"
+    res = run_spec(spec, store, progress=False)
+    assert res.resumed_from == 2 and res.status == "done"
+    a, b = whole.metrics(spec.run_id), store.metrics(spec.run_id)
+    key = ["step", "split", "metric"]
+    a, b = a.sort_values(key).reset_index(drop=True), b.sort_values(key).reset_index(drop=True)
+    assert a[key].equals(b[key])
+    assert (a["value"] - b["value"]).abs().max() < 1e-9
+
+
+def test_without_the_extra_run_exits_2_naming_it(tmp_path, monkeypatch) -> None:
+    import genlab.fed.flower as flower
+
+    def no_flwr(name: str) -> object:
+        raise ImportError(f"No module named {name!r}")
+
+    monkeypatch.setattr(flower.importlib, "import_module", no_flwr)
+    store = tmp_path / "s"
+    res = CliRunner().invoke(app, ["run", "fed-digits", "--store", str(store), "-q", "--no-plot"])
+    assert res.exit_code == 2, res.output
+    assert "genlab[fl]" in res.output
+    assert Store(store).runs().empty
+
+
+def test_bad_fed_values_exit_2_naming_the_field(tmp_path) -> None:
+    for bad in ("fed.alpha=0", "fed.clients=1", "fed.skew=zipf"):
+        res = CliRunner().invoke(
+            app, ["run", "fed-digits", bad, "--store", str(tmp_path / "s"), "-q", "--no-plot"]
+        )
+        assert res.exit_code == 2, (bad, res.output)
+        assert bad.split("=")[0].split(".")[1] in res.output
+
+
+def test_specs_without_fed_serialise_as_before() -> None:
+    spec = load_run_spec("grokking")
+    assert '"fed"' not in spec.canonical_json()
+    fed = load_run_spec("fed-digits")
+    assert '"fed"' in fed.canonical_json()
+    assert fed.method.name == "fedavg"
+    assert load_run_spec("fed-digits", ["method=fedprox"]).method.params == {"mu": 0.01}
