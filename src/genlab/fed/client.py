@@ -2,7 +2,7 @@
 
 A Flower ``ClientApp`` (message API): ``train`` loads the global arrays, runs ``fed.local_steps``
 steps of the method (``fedavg``/``fedprox``/``fedimpro`` or any genlab method) with a fresh local
-optimiser, and replies with its arrays and ``num-examples``; FedImpro clients (Chen et al. 2023,
+optimiser, and replies with its arrays and ``num-examples``; FedImpro clients (Tang et al. 2024,
 #1) also reply with their class-conditional feature statistics (noised means) in a ConfigRecord.
 ``evaluate`` reports the global model's accuracy on the client's local test data (all of its data
 for held-out clients). The client's partition is ``node_config["partition-id"]``, so the same app

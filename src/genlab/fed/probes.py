@@ -1,6 +1,6 @@
 """Federated probes: client-update dissimilarity and per-client accuracy summaries.
 
-FedImpro (Chen et al. 2023, #1) measures client drift as the dissimilarity of the clients'
+FedImpro (Tang et al. 2024, #1) measures client drift as the dissimilarity of the clients'
 gradients; here, per round, the mean over client pairs of ``1 - cos(Δ_i, Δ_j)``, where
 ``Δ_i = w_i - w_global`` is client i's whole local update (0: all clients move alike).
 """

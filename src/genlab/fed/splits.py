@@ -1,6 +1,6 @@
 """Client splits of a classification task's training data: label, quantity and feature skew.
 
-The heterogeneity protocols of federated learning benchmarks, as used by FedImpro (Chen et al. 2023,
+The heterogeneity protocols of federated learning benchmarks, as used by FedImpro (Tang et al. 2024,
 #1) and FedLoG (Kim et al. 2024, #78): *label skew* draws each class's share of every client from
 Dirichlet(alpha) (Hsu et al. 2019; small alpha -> near one-class clients, alpha -> inf -> IID);
 *quantity skew* draws each client's size from Dirichlet(alpha) with IID labels; *feature skew*

@@ -1,6 +1,6 @@
 """Server strategies, as Flower ``Strategy`` objects: FedAvg, FedProx (Flower's own) and FedImpro.
 
-``FedImproStrategy`` (Chen et al. 2023, "FedImpro: Measuring and Improving Client Update in
+``FedImproStrategy`` (Tang et al. 2024, "FedImpro: Measuring and Improving Client Update in
 Federated Learning", #1) is Flower's FedAvg plus the shared feature distribution: it sums the
 clients' class counts, feature sums and sums of squares (noised by the clients), and sends the
 global class-conditional means, variances and class prior to the next round's clients, whose

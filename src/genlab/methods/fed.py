@@ -7,7 +7,7 @@ statistics) each reduces to ERM, so a conformance check can train them on one ma
 - ``fedavg``: plain local cross-entropy (McMahan et al. 2017).
 - ``fedprox``: adds (mu/2)·||w - w_global||² (Li et al. 2020, "Federated Optimization in
   Heterogeneous Networks").
-- ``fedimpro``: FedImpro (Chen et al. 2023, "FedImpro: Measuring and Improving Client Update in
+- ``fedimpro``: FedImpro (Tang et al. 2024, "FedImpro: Measuring and Improving Client Update in
   Federated Learning", #1): the network is split before its last linear layer; clients share
   class-conditional Gaussian statistics (mean, variance) of the features there, with Gaussian
   noise of scale ``noise`` added to the shared means (the paper's privacy knob), and the head is
@@ -96,7 +96,7 @@ def last_linear(model: nn.Module) -> nn.Linear:
 
 @METHODS.register("fedimpro", FedImproParams, papers=(1,), family="fed")
 class FedImpro(FedAvg):
-    """FedImpro (Chen et al. 2023, #1): the head also learns from features drawn from the global
+    """FedImpro (Tang et al. 2024, #1): the head also learns from features drawn from the global
     class-conditional Gaussians ``stats = (mean [C, d], var [C, d], prior [C])``, set by the
     client each round (None outside a federated run: then it is FedAvg)."""
 

@@ -1,0 +1,1 @@
+"""Federated-learning claims (cluster C8): FedImpro (#1)."""

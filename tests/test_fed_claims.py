@@ -1,0 +1,68 @@
+"""fed.fedimpro's judge on hand-built tables, one per verdict. Its negative control (IID clients,
+trained for real) runs in ``test_claims_controls.py``."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from genlab.claims import CLAIMS
+
+CLAIM = CLAIMS.get("fed.fedimpro").obj
+
+
+def table(acc: dict[tuple[float, str], list[float]], dissim: dict[tuple[float, str], float],
+          client_acc: float = 0.9):  # fmt: skip
+    """A per-run table of the full budget's arms: ``acc[(alpha, method)]`` per seed."""
+    cfg = CLAIM.config("full")
+    rows = []
+    for arm in CLAIM.arms(cfg):
+        lab = arm.labels
+        key = (lab["alpha"], lab["method"])
+        rows.append({**lab, "run_id": arm.spec.run_id, "status": "done",
+                     "acc": acc[key][lab["seed"]], "dissim": dissim[key] + 0.001 * lab["seed"],
+                     "client_acc": client_acc})  # fmt: skip
+    return cfg, pd.DataFrame(rows)
+
+
+def accs(base: float, jitter: float = 0.004) -> list[float]:
+    return [base + jitter * (s - 2) for s in range(5)]
+
+
+LOW_DIS = {(0.1, "fedavg"): 1.04, (0.1, "fedimpro"): 0.99, (100.0, "fedavg"): 0.5,
+           (100.0, "fedimpro"): 0.49}  # fmt: skip
+
+
+def test_reproduced_when_fedimpro_gains_under_skew_and_less_on_iid_clients():
+    cfg, t = table({(0.1, "fedavg"): accs(0.88), (0.1, "fedimpro"): accs(0.93, 0.005),
+                    (100.0, "fedavg"): accs(0.93), (100.0, "fedimpro"): accs(0.935)}, LOW_DIS)  # fmt: skip
+    r = CLAIM.evaluate(cfg, t)
+    assert r.verdict == "reproduced", r.evidence
+    assert r.statistic["gain"] == pytest.approx(0.05)
+    assert r.statistic["shrinkage"] == pytest.approx(0.045)
+
+
+def test_not_reproduced_when_fedimpro_does_not_beat_fedavg():
+    cfg, t = table({(0.1, "fedavg"): accs(0.90), (0.1, "fedimpro"): accs(0.90, 0.005),
+                    (100.0, "fedavg"): accs(0.93), (100.0, "fedimpro"): accs(0.93)}, LOW_DIS)  # fmt: skip
+    r = CLAIM.evaluate(cfg, t)
+    assert r.verdict == "not reproduced", r.evidence
+
+
+def test_not_reproduced_when_updates_are_more_dissimilar():
+    dis = {**LOW_DIS, (0.1, "fedimpro"): 1.10}
+    cfg, t = table({(0.1, "fedavg"): accs(0.88), (0.1, "fedimpro"): accs(0.93, 0.005),
+                    (100.0, "fedavg"): accs(0.93), (100.0, "fedimpro"): accs(0.935)}, dis)  # fmt: skip
+    assert CLAIM.evaluate(cfg, t).verdict == "not reproduced"
+
+
+def test_inconclusive_when_the_gain_is_noise_or_an_arm_did_not_fit():
+    noisy = [0.80, 0.99, 0.85, 0.97, 0.88]  # mean gain ~0.02, CI straddles 0
+    cfg, t = table({(0.1, "fedavg"): accs(0.88), (0.1, "fedimpro"): noisy,
+                    (100.0, "fedavg"): accs(0.93), (100.0, "fedimpro"): accs(0.935)}, LOW_DIS)  # fmt: skip
+    assert CLAIM.evaluate(cfg, t).verdict == "inconclusive"
+    cfg, t = table({(0.1, "fedavg"): accs(0.88), (0.1, "fedimpro"): accs(0.93, 0.005),
+                    (100.0, "fedavg"): accs(0.93), (100.0, "fedimpro"): accs(0.935)}, LOW_DIS,
+                   client_acc=0.5)  # fmt: skip
+    r = CLAIM.evaluate(cfg, t)
+    assert r.verdict == "inconclusive" and "did not fit" in r.evidence
