@@ -88,3 +88,26 @@ def test_specs_without_fed_serialise_as_before() -> None:
     assert '"fed"' in fed.canonical_json()
     assert fed.method.name == "fedavg"
     assert load_run_spec("fed-digits", ["method=fedprox"]).method.params == {"mu": 0.01}
+
+
+@pytest.mark.slow  # a local Ray start: ~20 s under load
+def test_the_same_apps_run_under_flowers_own_simulation_engine(monkeypatch) -> None:
+    """genlab's ServerApp and ClientApp under ``flwr.simulation.run_simulation`` (Ray backend)."""
+    pytest.importorskip("ray", reason="Flower's simulation engine needs ray")
+    from flwr.simulation import run_simulation
+
+    from genlab.fed.client import make_client_app
+    from genlab.fed.server import make_server_app
+
+    monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
+    spec = load_run_spec("fed-digits", [*TINY, "fed.held_out=0", "steps=2"])
+    seen: list[tuple[int, float]] = []
+    run_simulation(
+        make_server_app(spec.canonical_json(), lambda r, m: seen.append((r, m["val/main:accuracy"]))),
+        make_client_app(spec.canonical_json()),
+        num_supernodes=2,
+        backend_config={"client_resources": {"num_cpus": 1, "num_gpus": 0.0},
+                        "init_args": {"num_cpus": 2, "include_dashboard": False}},
+    )  # fmt: skip
+    assert [r for r, _ in seen] == [0, 1, 2]
+    assert seen[-1][1] > seen[0][1] + 0.05
