@@ -4,7 +4,13 @@ exit 2 without the ``fl`` extra, and specs without ``fed`` hashing as before."""
 from __future__ import annotations
 
 import math
+import os
+import signal
+import subprocess
+import sys
+import time
 
+import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
@@ -56,6 +62,33 @@ def test_killed_simulation_resumes_at_its_last_round(tmp_path) -> None:
     a, b = a.sort_values(key).reset_index(drop=True), b.sort_values(key).reset_index(drop=True)
     assert a[key].equals(b[key])
     assert (a["value"] - b["value"]).abs().max() < 1e-9
+
+
+@pytest.mark.slow  # a subprocess killed mid-run, then the run resumed and compared: ~15 s
+def test_sigkilled_simulation_resumes_at_its_last_round(tmp_path) -> None:
+    args = [*TINY, "steps=12", "method=fedimpro"]
+    spec = load_run_spec("fed-digits", args)
+    killed = Store(tmp_path / "killed")
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "GENLAB_STORE": str(killed.root)}
+    cmd = [sys.executable, "-m", "genlab", "run", "fed-digits", *args, "--quiet", "--no-plot"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    ckpt = killed.run_dir(spec.run_id) / "last.pt"
+    deadline = time.time() + 120
+    while not ckpt.exists() and proc.poll() is None and time.time() < deadline:
+        time.sleep(0.01)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert proc.returncode == -signal.SIGKILL, proc.stderr.read().decode()[-2000:]
+    killed = Store(killed.root)
+    assert killed.status(spec.run_id) == "interrupted"
+    resumed = run_spec(spec, killed, progress=False)
+    assert resumed.status == "done" and resumed.resumed_from and 0 < resumed.resumed_from < 12
+    ref_store = Store(tmp_path / "ref")
+    ref = run_spec(spec, ref_store, progress=False)
+    assert resumed.final == ref.final
+    pd.testing.assert_frame_equal(
+        killed.metrics(spec.run_id), ref_store.metrics(spec.run_id), check_exact=True
+    )
 
 
 def test_without_the_extra_run_exits_2_naming_it(tmp_path, monkeypatch) -> None:
