@@ -64,7 +64,7 @@ class VecOptimizer:
                 v.mul_(b2).addcmul_(g, g, value=1 - b2)
                 bc1 = 1 - b1**self.step_count
                 bc2_sqrt = math.sqrt(1 - b2**self.step_count)
-                denom = (v.sqrt() / bc2_sqrt).add_(1e-8)
+                denom = (v.sqrt() / bc2_sqrt).add_(s.eps)
                 p.sub_((lr_b / bc1).to(p.dtype) * (m / denom))
             if old is not None:
                 p.copy_(torch.where(_per_replica(active, p), p, old))
