@@ -51,7 +51,9 @@ def metrics(points: dict[tuple[str, str], list[tuple[int, float]]]) -> pd.DataFr
     ({0.2: 1400, 0.5: 1000, 0.8: 400}, "inconclusive"),  # falls, but no fraction fails
 ])  # fmt: skip
 def test_data_fraction(steps, expect):
-    assert verdict("data_fraction", lambda a: {"t_test": steps[a["fraction"]], "train": 1.0}) == expect
+    assert (
+        verdict("data_fraction", lambda a: {"t_test": steps[a["fraction"]], "train": 1.0}) == expect
+    )
 
 
 # ---- phases: four cells along weight decay -----------------------------------------------------
@@ -90,7 +92,11 @@ def test_phase_grid_reports_a_non_numeric_axis():
 ])  # fmt: skip
 def test_ungrokking(final, at_switch, expect):
     def values(a):
-        return {"train_at_switch": 1.0, "test_at_switch": at_switch, "test": final[a["keep_fraction"]]}
+        return {
+            "train_at_switch": 1.0,
+            "test_at_switch": at_switch,
+            "test": final[a["keep_fraction"]],
+        }
 
     assert verdict("ungrokking", values) == expect
 

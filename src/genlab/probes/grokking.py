@@ -111,15 +111,22 @@ def threshold_accuracy(model: nn.Module, ctx: EvalContext, params: ThresholdPara
 
 
 @PROBES.register("linear_grokking_time", ThresholdParams, papers=(53,), family="grokking")
-def linear_grokking_time(model: nn.Module, ctx: EvalContext, params: ThresholdParams) -> ProbeResult:
+def linear_grokking_time(
+    model: nn.Module, ctx: EvalContext, params: ThresholdParams
+) -> ProbeResult:
     """The predicted grokking step of a ``linear_student`` trained by plain GD on a
     ``linear_teacher`` (``genlab.analysis.linear_theory``; Levi et al., #53), as
     ``model/predicted_grokking_step``. The theory is for a noise-free teacher: with label noise
     the value is what it would be without. Nothing for other runs, or outside the theory's
     assumptions (N > d_in >= 50, stable GD, a reachable threshold)."""
     spec = ctx.spec
-    if (spec is None or spec.task.name != "linear_teacher" or spec.model.name != "linear_student"
-            or spec.optimizer.name != "sgd" or spec.optimizer.momentum):
+    if (
+        spec is None
+        or spec.task.name != "linear_teacher"
+        or spec.model.name != "linear_student"
+        or spec.optimizer.name != "sgd"
+        or spec.optimizer.momentum
+    ):
         return {}
     task, opt = spec.task.params, spec.optimizer
     try:

@@ -211,7 +211,9 @@ class PhaseGrid(FigureKind):
                   aspect="auto")  # fmt: skip
         ax.set_xticks(range(len(xs)), [f"{v:g}" for v in xs])
         ax.set_yticks(range(len(ys)), [f"{v:g}" for v in ys])
-        ax.set(xlabel=x, ylabel=y, title=title + (f"\n(numbers: {self.value})" if self.value else ""))
+        ax.set(
+            xlabel=x, ylabel=y, title=title + (f"\n(numbers: {self.value})" if self.value else "")
+        )
         handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in self.colors]
         ax.legend(handles, PHASES, fontsize=7, frameon=False, bbox_to_anchor=(1.02, 1),
                   loc="upper left")  # fmt: skip

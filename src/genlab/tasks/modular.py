@@ -25,7 +25,15 @@ from genlab.tasks import TASKS
 from genlab.tasks.base import Split, TaskData, TaskInfo
 
 Operation = Literal[
-    "add", "sub", "mul", "div", "div_odd_else_sub", "x2_y2", "x2_xy_y2", "x3_xy", "x3_xy2_y",
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "div_odd_else_sub",
+    "x2_y2",
+    "x2_xy_y2",
+    "x3_xy",
+    "x3_xy2_y",
     "random",
 ]
 

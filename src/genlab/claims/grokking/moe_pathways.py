@@ -110,7 +110,8 @@ class MoEPathways(Claim):
         n, k = len(table), int(ok.sum())
         med = table.median(numeric_only=True)
         stats = {"seeds": n, "seeds_passing": k} | {
-            f"median_{c}": med[c] for c in table.columns if c.startswith(("distance", "entropy"))}
+            f"median_{c}": med[c] for c in table.columns if c.startswith(("distance", "entropy"))
+        }
         sentence = (f"{k}/{n} seeds pass; median pathway distance {med['distance_fit']:.3f} at "
                     f"train fit -> {med['distance_grok']:.3f} at 90% test (Spearman with test "
                     f"accuracy {med['distance_rho']:.2f}); entropy {med['entropy_fit']:.3f} -> "

@@ -107,8 +107,11 @@ class SoftmaxCollapse(Claim):
         k = sum(parts.values())
         verdict = count_verdict(k, 3) if len(parts) == 3 else "inconclusive"
         summary = table.groupby("arm")[["test", "collapse", "logit_norm"]].median()
-        stats = parts | {f"{a}_median_steps_to_90": v for a, v in steps.items()} | {
-            f"{a}_median_{c}": summary.loc[a, c] for a in summary.index for c in summary.columns}
+        stats = (
+            parts
+            | {f"{a}_median_steps_to_90": v for a, v in steps.items()}
+            | {f"{a}_median_{c}": summary.loc[a, c] for a in summary.index for c in summary.columns}
+        )
         sentence = (f"{k}/{len(parts)} parts hold ({', '.join(f'{p}={v}' for p, v in parts.items())}); "
                     + "; ".join(f"{a}: test {summary.loc[a, 'test']:.3f}, steps to 90% "
                                 f"{steps[a]:g}, train collapse {summary.loc[a, 'collapse']:.2f}"

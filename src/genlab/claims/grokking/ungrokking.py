@@ -52,7 +52,9 @@ class UngrokkingConfig(MLPConfig):
     @model_validator(mode="after")
     def _sizes(self) -> UngrokkingConfig:
         if any(not 0 < f < self.train_fraction for f in self.keep_fractions):
-            raise ValueError(f"keep_fractions must lie in (0, train_fraction={self.train_fraction})")
+            raise ValueError(
+                f"keep_fractions must lie in (0, train_fraction={self.train_fraction})"
+            )
         if self.switch_step >= self.steps:
             raise ValueError("switch_step must be below steps")
         return self
