@@ -108,7 +108,7 @@ def test_accuracy_before_the_switch_is_read_from_the_logged_train_size():
     assert math.isnan(before_switch("test/heldout")(m[m["split"] != "optim"]))
 
 
-# ---- semi_grokking: fractions 0.36 / 0.38 / 0.4 --------------------------------------------------
+# ---- semi_grokking: fractions 0.46 / 0.5 / 0.54 ----------------------------------------------
 
 
 def semi(test, t_half=3000.0):
@@ -120,10 +120,10 @@ def semi(test, t_half=3000.0):
 
 
 @pytest.mark.parametrize(("values", "expect"), [
-    (semi({0.36: 0.02, 0.38: 0.6, 0.4: 1.0}), "reproduced"),
-    (semi({0.36: 0.02, 0.38: 1.0, 0.4: 1.0}), "not reproduced"),  # all or nothing
-    (semi({0.36: 0.02, 0.38: 0.6, 0.4: 1.0}, t_half=300.0), "not reproduced"),  # not late
-    (semi({0.36: 1.0, 0.38: 1.0, 0.4: 1.0}), "inconclusive"),  # the grid misses the transition
+    (semi({0.46: 0.02, 0.5: 0.6, 0.54: 1.0}), "reproduced"),
+    (semi({0.46: 0.02, 0.5: 1.0, 0.54: 1.0}), "not reproduced"),  # all or nothing
+    (semi({0.46: 0.02, 0.5: 0.6, 0.54: 1.0}, t_half=300.0), "not reproduced"),  # not late
+    (semi({0.46: 1.0, 0.5: 1.0, 0.54: 1.0}), "inconclusive"),  # the grid misses the transition
 ])  # fmt: skip
 def test_semi_grokking(values, expect):
     assert verdict("semi_grokking", values) == expect
