@@ -4,7 +4,8 @@ training samples' pathways go from instance-specific to shared, and these traini
 metrics track generalization.
 
 Here: a top-1 MoE transformer (2 layers, 4 experts) on modular addition mod 23 in a grokking regime
-(weight decay 1, the leak-free split), with the ``pathways`` probe on the training set (mean
+(weight decay 1, the leak-free split, 75% of the table: at 60% test accuracy is 0.29 after 2,000
+steps, at 75% it reaches 90% within 3,000), with the ``pathways`` probe on the training set (mean
 pairwise Hamming distance between pathways; their normalised entropy as complexity). Runs stop a
 few evaluations after test accuracy holds 90%: the claim is about the transition, and this keeps
 the full budget under 10 minutes. Lost: one-pass LLM pretraining, the paper's edit distance and
@@ -52,7 +53,7 @@ class MoEConfig(Params):
     """The MoE grokking run, one per seed."""
 
     p: int = Field(23, ge=5, le=200)
-    train_fraction: float = Field(0.6, gt=0, lt=1)
+    train_fraction: float = Field(0.75, gt=0, lt=1)
     d_model: int = Field(64, ge=4)
     n_layers: int = Field(2, ge=1)
     n_experts: int = Field(4, ge=1)
@@ -75,7 +76,7 @@ class MoEPathways(Claim):
         "test accuracy over the evaluations from train fit on."
     )
     Config = MoEConfig
-    budgets = {"smoke": {"seeds": 1, "steps": 2000}, "full": {}}
+    budgets = {"smoke": {"seeds": 1}, "full": {}}
     MAX_RHO = -0.5
     METRICS = ("pathway_distance", "pathway_entropy")
     measures = {"train": Extreme(TRAIN, "accuracy"), "test": Extreme(TEST, "accuracy"),
@@ -87,7 +88,7 @@ class MoEPathways(Claim):
     figure = Curves((TRAIN,), metric="pathway_distance")
     controls = {
         "negative": Control({"n_experts": 1}, "not reproduced", "one expert: every pathway is "
-                            "the same, so nothing about routing can track the grokking"),
+                            "the same, so nothing about routing can track the grokking", slow=True),
         "positive": Control({}, "reproduced", "the smoke budget", slow=True),
     }  # fmt: skip
 
