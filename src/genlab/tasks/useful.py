@@ -8,7 +8,7 @@ examples by that network's output with k-means (k = 2), call the cluster with th
 from scratch on the result. ``mode = "random"`` upsamples as many examples drawn at random per
 class instead: the paper's control. Validation and test splits are unchanged.
 
-The early run is read from the store the new run is trained into (``genlab.weights.context``).
+The early run is read from the store the new run is trained into (``genlab.store_context``).
 """
 
 from __future__ import annotations
@@ -75,10 +75,19 @@ def upsample(split: Split, chosen: Tensor, factor: int) -> Split:
     return Split(split.x[idx], split.y[idx], meta)
 
 
-@TASKS.register("useful", UsefulParams, papers=(80,), family="training-regime")
+def _tiny(root: object) -> dict[str, Any]:
+    """A two-step MLP run on the tiny ``easy_hard_features`` as the early run (conformance)."""
+    from genlab.conformance.tiny import tiny_run
+    from genlab.tasks.easy_hard import TINY
+
+    return {"task": {"name": "easy_hard_features", "params": TINY},
+            "run": tiny_run("easy_hard_features", "mlp")}  # fmt: skip
+
+
+@TASKS.register("useful", UsefulParams, papers=(80,), family="training-regime", tiny=_tiny)
 def useful(params: UsefulParams, data_seed: int) -> TaskData:
     """A task whose slow-learnable training examples are upsampled once (Nguyen et al., #80)."""
-    from genlab.weights.context import active_store
+    from genlab.store_context import active_store
     from genlab.weights.load import finished_spec, load_model
 
     store = active_store()
