@@ -83,7 +83,8 @@ class NoPE(LengthClaim):
             {"ahead": ["learned"], "behind": ["hard_alibi"]}, "not reproduced", "a learned "
             "absolute table cannot embed unseen positions (why Kazemnejad et al. use sinusoidal "
             "APE), while Hard-ALiBi's one-token window gives copying an induction head that "
-            "works at any length (Jelassi et al.): ranking APE ahead of it must be refuted"),
+            "works at any length (Jelassi et al.): ranking APE ahead of it must be refuted",
+            slow=True),
     }  # fmt: skip
 
     def arms(self, cfg: NoPEConfig):

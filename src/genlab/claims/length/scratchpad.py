@@ -57,12 +57,14 @@ class Scratchpad(LengthClaim):
                           "chance beyond the training lengths is what it states, once they fit")  # fmt: skip
     figure = LengthCurves(line="format", train_length="auto")
     controls = {
-        "negative": Control({"train_length": 4, "test_max": 5, "n_test_lengths": 1, "steps": 1600},
-                            "not reproduced", "one bit beyond training the direct answer "
-                            "still holds (Anil et al.'s accuracy decays with the distance from "
-                            "the training lengths), so 'no extrapolation' must be refuted"),
-        "positive": Control({"positional": "learned", "seeds": 4}, "reproduced", "learned absolute "
-                            "positions are untrained beyond L: both formats fit and fail there"),
+        "negative": Control({"train_length": 4, "test_max": 5, "n_test_lengths": 1, "steps": 1600,
+                             "seeds": 3}, "not reproduced", "one bit beyond training the direct "
+                            "answer still holds (Anil et al.'s accuracy decays with the distance from "
+                            "the training lengths), so 'no extrapolation' must be refuted",
+                            slow=True),
+        "positive": Control({"positional": "learned", "seeds": 8, "n_test": 200}, "reproduced",
+                            "learned absolute positions are untrained beyond L: both formats fit "
+                            "and fail there", slow=True),
     }  # fmt: skip
 
     def arms(self, cfg: ScratchpadConfig):
