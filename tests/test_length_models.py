@@ -110,7 +110,9 @@ def test_max_len_error_is_a_spec_error_before_writing(tmp_path) -> None:
     assert store.runs().empty
 
 
-@pytest.mark.parametrize("pe", ["none", "learned", "sinusoidal", "t5", "alibi", "rope", "hard_alibi"])
+@pytest.mark.parametrize(
+    "pe", ["none", "learned", "sinusoidal", "t5", "alibi", "rope", "hard_alibi"]
+)
 def test_transformer_encodings_are_causal_and_last_only_agrees(pe: str) -> None:
     model = build("transformer", d_model=16, n_heads=2, n_layers=2, positional=pe).eval()
     x = torch.randint(2, 6, (3, 12))
