@@ -53,7 +53,7 @@ class TaskHinting(LengthClaim):
         "smoke": {"alphabet_size": 12, "train_length": 4, "test_max": 8, "n_test_lengths": 2,
                   "n_train": 500, "n_test": 50, "d_model": 32, "steps": 400, "lr": 3e-3,
                   "seeds": 2},
-        "full": {"steps": 2000, "lr": 2e-3},
+        "full": {"steps": 2000, "lr": 2e-3, "seeds": 5},
     }  # fmt: skip
     figure = LengthCurves(line="hint", train_length="auto")
     controls = {
