@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import matplotlib
 
@@ -117,12 +118,13 @@ class ArmBars(FigureKind):
 class LengthCurves(FigureKind):
     """Per-sequence ``metric`` against test length at the last evaluation (mean over seeds):
     one panel per ``panel`` value, one line per ``line`` value; a dashed line after the longest
-    training length ``train_length`` (when given)."""
+    training length ``train_length`` (when given; ``"auto"``: just below the shortest test
+    length, where the default test range starts)."""
 
     panel: str | None = None
     line: str | tuple[str, ...] | None = None
     metric: str = "accuracy"
-    train_length: int | None = None
+    train_length: int | Literal["auto"] | None = None
 
     def draw(self, runs: pd.DataFrame, metrics: pd.DataFrame, path: Path, title: str,
              keys: Sequence[str] = ()):  # fmt: skip
@@ -146,7 +148,8 @@ class LengthCurves(FigureKind):
                 g = g.groupby("length")["value"].mean()
                 ax.plot(g.index, g.values, "o-", ms=3, color=color[x])
             if self.train_length is not None:
-                ax.axvline(self.train_length + 0.5, color="grey", lw=0.8, ls="--")
+                edge = m["length"].min() - 1 if self.train_length == "auto" else self.train_length
+                ax.axvline(edge + 0.5, color="grey", lw=0.8, ls="--")
             ax.set(title=str(p), xlabel="test length", ylim=(-0.02, 1.02))
         axes[0][0].set_ylabel(f"{self.metric} (mean over seeds)")
         handles = [plt.Line2D([], [], color=c, marker="o", ms=3) for c in color.values()]
