@@ -28,6 +28,26 @@ class BatchSampler:
     def _full(self, name: str) -> bool:
         return self.batch_size is None or self.batch_size >= len(self.envs[name])
 
+    def indices(self) -> dict[str, torch.Tensor | None]:
+        """The rows of each environment's next batch (None: the whole split), advancing the order.
+
+        Environments that stream fresh batches have no rows and are left out."""
+        out: dict[str, torch.Tensor | None] = {}
+        for name in self.envs:
+            if self.envs[name].stream is not None:
+                continue
+            if self._full(name):
+                out[name] = None
+                continue
+            n, b = len(self.envs[name]), self.batch_size
+            pos = self._pos.get(name, n)
+            if pos + b > n:  # new epoch; drop the ragged tail so every batch has the same size
+                self._perm[name] = torch.randperm(n, generator=self.generator)
+                pos = 0
+            out[name] = self._perm[name][pos : pos + b]
+            self._pos[name] = pos + b
+        return out
+
     def next(self) -> dict[str, Batch]:
         out: dict[str, Batch] = {}
         for name, split in self.envs.items():
@@ -35,18 +55,9 @@ class BatchSampler:
                 k = self._drawn.get(name, 0)
                 out[name] = split.stream(k, self.batch_size or len(split))
                 self._drawn[name] = k + 1
-                continue
-            if self._full(name):
-                out[name] = (split.x, split.y)
-                continue
-            n, b = len(split), self.batch_size
-            pos = self._pos.get(name, n)
-            if pos + b > n:  # new epoch; drop the ragged tail so every batch has the same size
-                self._perm[name] = torch.randperm(n, generator=self.generator)
-                pos = 0
-            idx = self._perm[name][pos : pos + b]
-            self._pos[name] = pos + b
-            out[name] = (split.x[idx], split.y[idx])
+        for name, idx in self.indices().items():
+            split = self.envs[name]
+            out[name] = (split.x, split.y) if idx is None else (split.x[idx], split.y[idx])
         return out
 
     def state_dict(self) -> dict:
