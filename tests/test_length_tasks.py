@@ -194,7 +194,10 @@ def test_fresh_batches_are_new_each_step_and_a_pure_function_of_seed_and_step() 
         assert [r[0][::-1] for r in rows(Split(x, y))] == [r[1] for r in rows(Split(x, y))]
         seen.add(x.numpy().tobytes())
     assert len(seen) == 12
-    assert formal_language(FormalParams(task="reverse_string", **SMALL), 3).train["main"].stream is None
+    assert (
+        formal_language(FormalParams(task="reverse_string", **SMALL), 3).train["main"].stream
+        is None
+    )
 
 
 def test_fresh_batches_resume_exactly(tmp_path) -> None:
@@ -226,3 +229,20 @@ def test_fresh_batches_resume_exactly(tmp_path) -> None:
     run_spec(spec, ref, progress=False)
     pd.testing.assert_frame_equal(crashed.metrics(spec.run_id), ref.metrics(spec.run_id),
                                   check_exact=True)  # fmt: skip
+
+
+def test_fresh_batches_are_not_stacked() -> None:
+    """The vmap executor trains a streaming task one replica at a time (its batches are drawn per
+    replica, with no row indices to stack)."""
+    from genlab.engine.train import prepare
+    from genlab.sweep.stacked import unstackable_reason
+
+    task = {"task": "parity_check", "train_length": 4, "test_max": 6, "n_test_lengths": 1,
+            "n_train": 16, "n_val": 16, "n_test": 16}  # fmt: skip
+    specs = [parse_spec({"task": {"name": "formal_language", "params": {**task, "fresh": f}},
+                         "model": {"name": "lstm", "params": {"hidden": 8}}, "steps": 2,
+                         "batch_size": 8}) for f in (True, False)]  # fmt: skip
+    fresh, fixed = (prepare(s) for s in specs)
+    assert "streams" in unstackable_reason(fresh)
+    assert unstackable_reason(fixed) is None
+    assert "main" not in fresh.sampler.indices() and "main" in fixed.sampler.indices()

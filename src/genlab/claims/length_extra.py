@@ -26,7 +26,7 @@ from pydantic import Field, model_validator  # noqa: E402
 from genlab.analysis.stats import mean_ci  # noqa: E402
 from genlab.claims import register  # noqa: E402
 from genlab.claims.base import Claim, ClaimResult, Verdict  # noqa: E402
-from genlab.claims.length import (  # noqa: E402
+from genlab.claims.length._legacy import (  # noqa: E402
     PE,
     arm_figure,
     final_metrics,

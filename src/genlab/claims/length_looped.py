@@ -24,7 +24,7 @@ from pydantic import Field
 from genlab.analysis.stats import mean_ci
 from genlab.claims import register
 from genlab.claims.base import Claim, ClaimResult, Verdict
-from genlab.claims.length import (
+from genlab.claims.length._legacy import (
     PE,
     ExtrapolationBudget,
     curves_from,

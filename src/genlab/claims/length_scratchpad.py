@@ -20,7 +20,7 @@ from pydantic import Field
 from genlab.analysis.stats import mean_ci
 from genlab.claims import register
 from genlab.claims.base import Claim, ClaimResult, Verdict
-from genlab.claims.length import (
+from genlab.claims.length._legacy import (
     PE,
     ExtrapolationBudget,
     arm_figure,

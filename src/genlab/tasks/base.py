@@ -9,7 +9,6 @@ from typing import Any, Literal
 import torch
 from torch import Tensor
 
-
 Stream = Callable[[int, int], tuple[Tensor, Tensor]]
 
 
