@@ -112,16 +112,21 @@ class Transformer(nn.Module):
         self.ln_f = nn.LayerNorm(p.d_model) if p.layer_norm else nn.Identity()
         self.unembed = nn.Linear(p.d_model, info.n_outputs)
 
+    def keys(self, x: Tensor) -> Tensor | None:
+        """Which keys each row's queries may attend to, ``(n, t)`` bool (None: all; an encoder
+        masks padding)."""
+        return None
+
     def forward(self, x: Tensor) -> Tensor:
         if x.shape[1] > self.max_len:
             raise ValueError(
                 f"input length {x.shape[1]} exceeds the model's max_len {self.max_len}"
             )
-        h = self.pos.add_to_input(self.embed(x))
+        h, keep = self.pos.add_to_input(self.embed(x)), self.keys(x)
         for i, block in enumerate(self.blocks):
             # Classification reads the last position only, so the last block computes only it:
             # the same numbers as slicing afterwards, for about a third less work on [a, b, =].
-            h = block(h, last_only=self.last_only and i == len(self.blocks) - 1)
+            h = block(h, last_only=self.last_only and i == len(self.blocks) - 1, keep=keep)
         if self.last_only:
             h = h[:, -1]
         return self.unembed(self.ln_f(h))

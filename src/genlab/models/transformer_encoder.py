@@ -43,18 +43,8 @@ class TransformerEncoder(Transformer):
         pad = info.extra.get("pad")
         self.pad = None if pad is None else int(pad)
 
-    def forward(self, x: Tensor) -> Tensor:
-        if x.shape[1] > self.max_len:
-            raise ValueError(
-                f"input length {x.shape[1]} exceeds the model's max_len {self.max_len}"
-            )
-        keep = None if self.pad is None else x != self.pad
-        h = self.pos.add_to_input(self.embed(x))
-        for i, block in enumerate(self.blocks):
-            h = block(h, last_only=self.last_only and i == len(self.blocks) - 1, keep=keep)
-        if self.last_only:
-            h = h[:, -1]
-        return self.unembed(self.ln_f(h))
+    def keys(self, x: Tensor) -> Tensor | None:
+        return None if self.pad is None else x != self.pad
 
 
 @MODELS.register(
