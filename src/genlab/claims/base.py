@@ -269,6 +269,11 @@ class Claim:
                            config=cfg.model_dump(mode="json"),
                            run_ids=[r for r in table.get("run_id", [])])  # fmt: skip
 
+    def text(self, result: ClaimResult) -> str | None:
+        """The result as a text table in the paper's own layout, printed by ``genlab claims run``
+        after the evidence (None: the claim has none)."""
+        return None
+
     def draw(self, cfg: Params, result: ClaimResult, metrics: pd.DataFrame, path: Path):
         """The evidence figure at ``path`` (``None`` when the claim draws none)."""
         if not self.declarative:

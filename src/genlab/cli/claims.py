@@ -131,9 +131,11 @@ def run_claims(
                    | {"table": r.table.to_dict(orient="records"),
                       "guards": [g.__dict__ for g in r.guards]} for r in results])  # fmt: skip
         return
-    for r in results:
+    for c, r in zip(claims, results, strict=True):
         color = COLORS[r.verdict]
         out.print(f"[bold]{r.claim_id}[/]: [{color}]{r.verdict}[/]")
         out.print(f"  {escape(r.evidence)}")
+        if text := c.text(r):
+            out.print(text, markup=False, highlight=False)
         if r.figure:
             out.print(f"  figure: {r.figure}")

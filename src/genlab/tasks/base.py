@@ -2,20 +2,29 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import torch
 from torch import Tensor
 
+Stream = Callable[[int, int], tuple[Tensor, Tensor]]
+
 
 @dataclass
 class Split:
-    """One named piece of data: inputs ``x``, targets ``y`` and what it stands for in ``meta``."""
+    """One named piece of data: inputs ``x``, targets ``y`` and what it stands for in ``meta``.
+
+    A training split may also carry a ``stream``: ``stream(k, n)`` returns the ``k``-th batch of
+    ``n`` fresh examples, a pure function of ``k`` (and the task's data seed), so that training
+    draws new data every step (Delétang et al., #62) and a resumed run draws the same batches;
+    ``x``/``y`` then hold a fixed sample of the same distribution, for evaluation."""
 
     x: Tensor
     y: Tensor
     meta: dict[str, Any] = field(default_factory=dict)
+    stream: Stream | None = None
 
     def __post_init__(self) -> None:
         if len(self.x) != len(self.y):
@@ -65,7 +74,15 @@ class TaskData:
 
         def cast(s: Split) -> Split:
             x = s.x.to(dtype) if s.x.is_floating_point() else s.x
-            return Split(x, s.y, s.meta)
+            if s.stream is None:
+                return replace(s, x=x)
+            inner = s.stream
+
+            def stream(k: int, n: int) -> tuple[Tensor, Tensor]:
+                bx, by = inner(k, n)
+                return (bx.to(dtype) if bx.is_floating_point() else bx), by
+
+            return replace(s, x=x, stream=stream)
 
         return TaskData(
             {k: cast(v) for k, v in self.train.items()},
