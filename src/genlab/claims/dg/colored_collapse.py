@@ -51,10 +51,13 @@ class ColoredCollapse(Claim):
     floor = Floor("heldout", 0.55)
     figure = ArmBars("heldout", by=("env", "input"), lines=(("chance", 0.5),))
     controls = {
-        "negative": Control({"color_flip": [0.5, 0.5, 0.5]}, "not reproduced", "color carries "
-                            "nothing in any environment, so nothing collapses on -90%"),
-        "positive": Control({}, "reproduced", "the default at the smoke budget"),
-    }  # fmt: skip
+        "negative": Control(
+            {"color_flip": [0.5, 0.5, 0.5]},
+            "not reproduced",
+            "color carries nothing in any environment, so nothing collapses on -90%",
+            slow=True,
+        ),
+    }  # fmt: skip  no positive control: the default is inconclusive at smoke (3 and 5 seeds)
 
     def arms(self, cfg: ColoredCollapseConfig):
         task = {"name": "colored_digits", "params": {"color_flip": cfg.color_flip}}
