@@ -51,14 +51,16 @@ REPLICATES = ("seed", "data_seed")
 
 @dataclass(frozen=True)
 class Ref:
-    """A paper a claim tests: its catalogue row, authors and year, and title."""
+    """A paper a claim tests: its catalogue row (``None`` for a paper outside the seed catalogue,
+    e.g. a benchmark the claim follows), authors and year, and title."""
 
-    row: int
+    row: int | None
     authors: str
     title: str
 
     def text(self) -> str:
-        return f"{self.authors}, \u201c{self.title}\u201d (catalogue #{self.row})"
+        where = f"catalogue #{self.row}" if self.row is not None else "not in the catalogue"
+        return f"{self.authors}, \u201c{self.title}\u201d ({where})"
 
 
 @dataclass(frozen=True)
@@ -129,8 +131,9 @@ class Claim:
 
     @property
     def rows(self) -> tuple[int, ...]:
-        """The catalogue rows of the papers."""
-        return tuple(p if isinstance(p, int) else p.row for p in self.papers)
+        """The catalogue rows of the papers (papers outside the catalogue have none)."""
+        rows = (p if isinstance(p, int) else p.row for p in self.papers)
+        return tuple(r for r in rows if r is not None)
 
     @property
     def declarative(self) -> bool:

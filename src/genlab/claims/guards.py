@@ -77,6 +77,8 @@ class Fit(Guard):
                 rel = ">" if self.below else "<"
                 bad.append(f"arm {arm_name({k: r[k] for k in keys})} did not fit "
                            f"({self.measure} {v:.3f} {rel} {self.level:g})")  # fmt: skip
+        if rows.empty and self.where is not None and not arms.empty:  # e.g. a subset of shifts
+            return GuardResult(self.kind, True, f"no arm matches {self.where}")
         if rows.empty:
             return GuardResult(self.kind, False, "no arm to check the fit of")
         if self.any_arm:

@@ -38,7 +38,9 @@ def list_claims(
         table.add_column(col)
     for r in rows:
         table.add_row(
-            r["id"], ", ".join(str(p["row"]) for p in r["papers"]), escape(r["statement"])
+            r["id"],
+            ", ".join(str(p["row"] or p.get("authors")) for p in r["papers"]),
+            escape(r["statement"]),
         )
     out.print(table)
 

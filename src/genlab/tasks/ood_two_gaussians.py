@@ -6,7 +6,8 @@ Target: classes ``y = ±1`` with ``x ~ N(y mu, I_d)``; OOD source: ``x ~ N(y R_t
 ``two_gaussian_ood`` gives ``n`` target and ``m`` OOD samples as two training environments for the
 engine; ``fld_target_error`` is the closed-form Monte Carlo of the paper's analysis: the FLD (shared
 covariance known to be the identity) fitted on a weighted mix of the two, scored by its exact
-target error ``(Phi(-(w.mu + b)/|w|) + Phi(-(w.mu - b)/|w|)) / 2``.
+target error ``(Phi(-(w.mu + b)/|w|) + Phi(-(w.mu - b)/|w|)) / 2``; the probe ``fld_risk`` writes
+its mean over draws to the store (the task's setting is in ``info.extra["fld"]``).
 """
 
 from __future__ import annotations
@@ -98,6 +99,7 @@ def two_gaussian_ood(params: TwoGaussianParams, data_seed: int) -> TaskData:
     val = {"target": Split(*_sample(mu, max(params.n_test // 4, 2), gen), {"env": "target"})}
     test = {"target": Split(*_sample(mu, params.n_test, gen), {"env": "target"})}
     envs = list(train)
+    fld = params.model_dump(include={"n", "m", "d", "separation", "theta"})  # for fld_risk
     return TaskData(train, val, test, TaskInfo(
         kind="classification", n_outputs=2, input_shape=(params.d,), chance=0.5,
-        extra={"envs": envs, "train_envs": envs, "test_envs": ["target"]}))  # fmt: skip
+        extra={"envs": envs, "train_envs": envs, "test_envs": ["target"], "fld": fld}))  # fmt: skip
