@@ -159,3 +159,20 @@ def test_slower_stacking_and_per_replica_evaluation_keep_the_numbers(tmp_path, m
     assert (
         "slower than theirs one by one (0.50x); training them serially" in capsys.readouterr().err
     )
+
+
+def test_specs_built_from_runs_read_the_executors_store(tmp_path, monkeypatch):
+    """``from_run`` children stacked by vmap find their parent in the store they train into, not
+    in the default store (``$GENLAB_STORE``, here empty)."""
+    monkeypatch.setenv("GENLAB_STORE", str(tmp_path / "default"))
+    store = Store(tmp_path / "runs")
+    parent = run_spec(tiny(0), store, progress=False).run_id
+    children = []
+    for seed, lr in ((0, 1e-3), (1, 2e-3)):
+        d = tiny(seed, lr).model_dump(mode="json")
+        d["model"] = {"name": "from_run", "params": {"run": parent}}
+        children.append(parse_spec(d))
+    assert len(stack_groups(children)) == 1
+    outcomes = make_executor("vmap")(children, store, False)
+    assert {o.status for o in outcomes} == {"done"}, outcomes
+    assert not (tmp_path / "default").exists()

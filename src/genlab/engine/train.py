@@ -161,8 +161,14 @@ def run_spec(
     threads_mod.requested(threads)  # a bad count is bad input: fail before anything
     if not restart and store.status(run_id) in FINISHED:  # training again gives the same numbers
         return _finished(store, run_id)
-    with using_store(store):  # components built from other runs (from_run) read this store
-        prep = prepare(spec)
+    with using_store(store):  # components and probes built from other runs read this store
+        return _run(spec, store, progress, on_eval, wait, restart, threads)
+
+
+def _run(spec: RunSpec, store: Store, progress: bool, on_eval: Callable[[int, Metrics], None] | None,
+         wait: bool, restart: bool, threads: int | None) -> RunResult:  # fmt: skip
+    run_id = spec.run_id
+    prep = prepare(spec)
     n_threads = threads_mod.choose(sum(p.numel() for p in prep.model.parameters()), threads)
     with threads_mod.using(n_threads):
         first = None

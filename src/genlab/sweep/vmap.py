@@ -47,6 +47,7 @@ from genlab.sweep.pool import threads_per_worker
 from genlab.sweep.serial import serial
 from genlab.sweep.stacked import NotStackable, Stacked
 from genlab.sweep.vec_optim import VecOptimizer
+from genlab.weights.context import using_store
 
 SPEED_CHECK = True  # time a stacked step against single ones; train serially when slower
 COMPILE = os.environ.get("GENLAB_VMAP_COMPILE") == "1"  # try torch.compile (see autocompile)
@@ -400,7 +401,8 @@ def _run(group: list[RunSpec], store: Store, progress: bool) -> list[Outcome]:
     if len(group) == 1:
         return serial(group, store, progress)
     try:
-        return train_group(group, store, progress)
+        with using_store(store):  # specs built from other runs (from_run, useful) read this store
+            return train_group(group, store, progress)
     except GenlabError as exc:
         return [Outcome(s.run_id, store.status(s.run_id) or "failed", str(exc)) for s in group]
 
@@ -431,6 +433,10 @@ def vmap_executor(max_group: int = 64, workers: int = 1):
 
     def execute(specs: Sequence[RunSpec], store: Store, progress: bool = True) -> list[Outcome]:
         todo, outcomes = pending(specs, store)
+        posthoc = [s for s in todo if s.steps == 0]  # nothing to stack: evaluated once each
+        if posthoc:
+            outcomes += serial(posthoc, store, progress)
+            todo = [s for s in todo if s.steps]
         parts = chunks(stack_groups(todo, max_group), workers)
         if workers == 1 or len(parts) <= 1:
             for part in parts:
