@@ -73,12 +73,15 @@ class MoDify(Claim):
 
     def decide(self, cfg: MoDifyConfig, table: pd.DataFrame) -> Decision:
         vs_erm = gain(table, "method", "modify", "erm", "heldout", self.GAIN)
-        vs_shuffle = gain(table, "method", "modify", "shuffle", "heldout", -self.MARGIN,
-                          null=-self.MARGIN)
+        vs_shuffle = gain(
+            table, "method", "modify", "shuffle", "heldout", -self.MARGIN, null=-self.MARGIN
+        )
         verdict = combine([vs_erm.verdict(), vs_shuffle.verdict()])
         means = table.groupby("method")["heldout"].mean()
         stats = {f"{m}_heldout": v for m, v in means.items()} | {
-            "gain_vs_erm": vs_erm.estimate, "gain_vs_shuffle": vs_shuffle.estimate}
+            "gain_vs_erm": vs_erm.estimate,
+            "gain_vs_shuffle": vs_shuffle.estimate,
+        }
         sentence = (f"held-out accuracy (env {cfg.test_env}, {cfg.steps} steps, {cfg.seeds} "
                     f"seeds): " + ", ".join(f"{m} {v:.3f}" for m, v in means.items())
                     + f"; {vs_erm.text()}; {vs_shuffle.text()}.")  # fmt: skip

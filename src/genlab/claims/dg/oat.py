@@ -80,8 +80,10 @@ class OAT(Claim):
 
     def decide(self, cfg: OATConfig, table: pd.DataFrame) -> Decision:
         std, adv = (table[table["training"] == t] for t in ("standard", "adversarial"))
-        ivs = [gain(std, "ood", "with", "without", "clean", self.GAIN),
-               gain(adv, "ood", "with", "without", "robust", self.GAIN)]
+        ivs = [
+            gain(std, "ood", "with", "without", "clean", self.GAIN),
+            gain(adv, "ood", "with", "without", "robust", self.GAIN),
+        ]
         means = table.groupby(["training", "ood"])[["clean", "robust"]].mean()
         stats = {f"{t}_{o}_{m}": v for (t, o), r in means.iterrows() for m, v in r.items()}
         sentence = (f"test accuracy clean / PGD ({cfg.seeds} seeds, {cfg.steps} steps): "

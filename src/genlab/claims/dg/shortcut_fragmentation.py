@@ -72,8 +72,12 @@ class ShortcutFragmentation(Claim):
     def arms(self, cfg: ShortcutConfig):
         p = {"contexts": 2, "seen": cfg.seen, "disparity": cfg.disparity,
              "diversity": cfg.diversity}  # fmt: skip
-        data = {"fragmented": {}, "diverse": {"task.diversity": cfg.diverse},
-                "close": {"task.disparity": cfg.close}, "augmented": {"task.augment": cfg.augment}}
+        data = {
+            "fragmented": {},
+            "diverse": {"task.diversity": cfg.diverse},
+            "close": {"task.disparity": cfg.close},
+            "augmented": {"task.augment": cfg.augment},
+        }
         base = dg_base("object_contexts", p, MLP, steps=cfg.steps)
         return Design(base, axes={"data": data}, seeds=cfg.seeds).expand()
 
@@ -82,7 +86,8 @@ class ShortcutFragmentation(Claim):
                for arm in ("diverse", "close", "augmented")]  # fmt: skip
         means = table.groupby("data")["swapped"].mean()
         stats = {f"{k}_swapped": v for k, v in means.items()} | {
-            f"gain_{iv.name.split(': ')[1].split(' ')[0]}": iv.estimate for iv in ivs}
+            f"gain_{iv.name.split(': ')[1].split(' ')[0]}": iv.estimate for iv in ivs
+        }
         sentence = (f"swapped-combination accuracy over {cfg.seeds} seeds: "
                     + ", ".join(f"{k} {v:.3f}" for k, v in means.items()) + "; "
                     + "; ".join(iv.text() for iv in ivs) + ".")  # fmt: skip
