@@ -1,4 +1,4 @@
-"""What the claims of the C4 rows 6, 15, 17, 39 and 74 share: a run spec with DomainBed's
+"""What the C4 claims on generated contexts (row 39) share: a run spec with DomainBed's
 defaults (Adam 1e-3, batch 64 per training environment, no weight decay), held-out accuracy at
 the checkpoint of best training-domain validation (DomainBed's default rule), and paired gains
 between two arms of the same seed and data."""
