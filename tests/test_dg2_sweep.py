@@ -68,9 +68,9 @@ def test_example_sweep_expands_to_the_domainbed_grid():
               if s.method.name in ("irm", "vrex")}  # fmt: skip
     assert anneal == {30} and runs[0][1].steps == 301  # DomainBed's 500 of 5,000, scaled
     settings = {(s.task.name, tuple(s.task.params["test_envs"])) for _, s in runs}
-    assert len(methods) == 10 and {"erm", "irm", "groupdro", "coral", "mmd"} <= methods
+    assert methods == {"erm", "irm", "groupdro", "coral"}
     assert len(settings) == 3 + 6  # every environment of both tasks held out once
-    assert len(runs) == 10 * 9 * 3
+    assert len(runs) == 4 * 9 * 3 * 3  # methods x settings x random draws x trials
 
 
 def test_report_has_ci_and_worst_environment_per_group(report_md):
