@@ -11,10 +11,10 @@ unseen pair they are words never seen. Pairs train or test by ``coverage`` (``ta
 ``augment`` > 0 adds that many spliced documents per held-out pair, the stand-in for the paper's
 generation models: the topic segment of a training document with the topic, the aspect segment of
 one with the aspect. ``augment_pairs="trained"`` splices as many documents for the trained pairs
-instead (a control: as much spliced text, no new composition). Targets follow the sequence convention, one per position: ``IGNORE`` except
-the last two positions, which hold the topic and the aspect (per-row accuracy: the exact label set;
-``bow_classifier`` puts its two heads there, a causal sequence model reads them off its last
-positions).
+instead (a control: as much spliced text, no new composition). Targets follow the sequence
+convention, one per position: ``IGNORE`` except the last two positions, which hold the topic and
+the aspect (per-row accuracy: the exact label set; ``bow_classifier`` puts its two heads there, a
+causal sequence model reads them off its last positions).
 """
 
 from __future__ import annotations

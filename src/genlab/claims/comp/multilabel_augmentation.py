@@ -58,8 +58,8 @@ class MultilabelAugmentation(Claim):
     }  # fmt: skip
 
     def arms(self, cfg: AugmentConfig):
-        task = {"coverage": 0.5, "per_combo": 20, "n_val": 5, "n_test": 20, "augment_pairs": cfg.pairs,
-                "generic": cfg.generic}
+        task = {"coverage": 0.5, "per_combo": 20, "n_val": 5, "n_test": 20,
+                "augment_pairs": cfg.pairs, "generic": cfg.generic}  # fmt: skip
         base = spec(cfg, "multilabel_docs", task, "bow_classifier", {})
         augment = {a: {"task.augment": a} for a in (0, cfg.augment)}
         return Design(base, axes={"augment": augment}, seeds=cfg.seeds).expand()
