@@ -32,6 +32,7 @@ class InferenceConfig(TrainConfig):
     stated: float = Field(0.5, gt=0, lt=1, description="entities whose 'e can p' is trained")
     property_of: Literal["category", "entity"] = Field("category", description="what fixes "
                                                        "an entity's property")  # fmt: skip
+    entities: int = Field(1000, ge=4, description="entities in the corpus")
     margin: float = Field(0.1, gt=0, description="largest inference - control called absent")
 
 
@@ -47,7 +48,7 @@ class PretrainingInference(Claim):
         "the paired-seed 95% CI of inference - control lies within ±0.1."
     )
     Config = InferenceConfig
-    budgets = {"smoke": {"steps": 1500, "batch_size": 128, "lr": 1e-3, "seeds": 3},
+    budgets = {"smoke": {"steps": 1500, "batch_size": 128, "lr": 1e-3, "seeds": 5},
                "full": {"steps": 3000, "batch_size": 128, "lr": 1e-3, "seeds": 5}}  # fmt: skip
     measures = {"premise": Final("test/premise"), "inference": Final("test/inference"),
                 "control": Final("test/control")}  # fmt: skip
@@ -58,13 +59,14 @@ class PretrainingInference(Claim):
     controls = {
         "negative": Control({"stated": 0.9}, "not reproduced", "'e can p' stated for 90% of the "
                             "entities: the rule e -> c -> p is shown thousands of times and the "
-                            "model draws it for the premised entities"),
+                            "model draws it for the premised entities", slow=True),
         "positive": Control({"property_of": "entity"}, "reproduced", "properties drawn per "
-                            "entity: the premises support nothing, inference = control"),
+                            "entity: the premises support nothing, inference = control",
+                            slow=True),
     }  # fmt: skip
 
     def arms(self, cfg: InferenceConfig):
-        task = {"stated": cfg.stated, "property_of": cfg.property_of}
+        task = {"stated": cfg.stated, "property_of": cfg.property_of, "n_entities": cfg.entities}
         base = spec(cfg, "fact_corpus", task, "transformer",
                     {"d_model": 64, "n_layers": 2, "n_heads": 4}, evals=10)  # fmt: skip
         return Design(base, seeds=cfg.seeds).expand()
