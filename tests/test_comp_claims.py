@@ -99,28 +99,3 @@ def inference(advantage: float, premise: float = 1.0, spread: float = 0.02):
 )
 def test_pretraining_inference(values, verdict):
     assert judge("comp.pretraining_inference", values).verdict == verdict
-
-
-# ---- comp.coverage_not_scale --------------------------------------------------------------------
-
-
-def coverage(cover_gain: float, scale_gain: float, val: float = 1.0):
-    def values(labels):
-        low = labels["coverage"] == 0.25
-        gain = scale_gain if labels["images"] > 1600 else 0.0
-        return {"val": val, "heldout": 0.1 + (gain if low else cover_gain), "r2": 0.5}
-
-    return values
-
-
-@pytest.mark.parametrize(
-    ("values", "verdict"),
-    [
-        (coverage(0.35, 0.05), "reproduced"),
-        (coverage(0.02, 0.02), "not reproduced"),  # coverage buys nothing
-        (coverage(0.35, 0.35), "not reproduced"),  # scale buys as much as coverage
-        (coverage(0.35, 0.05, val=0.7), "inconclusive"),  # the arms never fit their combinations
-    ],
-)
-def test_coverage_not_scale(values, verdict):
-    assert judge("comp.coverage_not_scale", values).verdict == verdict
