@@ -114,6 +114,9 @@ class Unic(Method):
 
     def wrap(self, model: nn.Module) -> nn.Module:
         classifier(model)
+        if self.info.vocab_size is not None:
+            raise ValueError("method.name: unic distils pooled features of dense inputs; this task "
+                             "gives tokens (use a task with input_shape, e.g. digits)")  # fmt: skip
         dtype = next(model.parameters()).dtype
         probe = torch.zeros(2, *self.info.input_shape, dtype=dtype)
         was = model.training

@@ -40,7 +40,7 @@ from genlab.engine.schedule import eval_steps
 from genlab.engine.train import Prepared, _check_stop_rules, _rows, _stop_hit, evaluate, prepare
 from genlab.errors import GenlabError, SpecError
 from genlab.spec import RunSpec
-from genlab.store import Store
+from genlab.store import RunBusy, Store
 from genlab.sweep import autocompile
 from genlab.sweep.base import Outcome, pending
 from genlab.sweep.pool import threads_per_worker
@@ -181,9 +181,20 @@ def _train_part(part: list, store: Store, progress: bool, broad: bool = True) ->
             if state is None:
                 firsts[i] = evaluate(prep, 0, logits[i])
                 _check_stop_rules(prep.spec, firsts[i])
+    begun: list[int] = []
+    busy: list[Outcome] = []
+    for i, spec in enumerate(specs):
+        try:
+            store.begin(spec.run_id, spec.canonical_json())
+            begun.append(i)
+        except RunBusy as exc:  # another live process took it after ``pending`` looked
+            busy.append(Outcome(spec.run_id, "busy", str(exc)))
+    if busy:  # stack what this process holds; the rest is the other process's
+        for i in begun:
+            store.release(specs[i].run_id)
+        keep = [part[i] for i in begun]
+        return busy + (_train_part(keep, store, progress, broad) if keep else [])
     reps = [_Replica(p, st, f, rng) for (p, st, rng), f in zip(part, firsts, strict=True)]
-    for spec in specs:
-        store.begin(spec.run_id, spec.canonical_json())
     try:
         return _Loop(stacked, reps, [st for _, st, _ in part], store, progress).run()
     except KeyboardInterrupt:
@@ -352,7 +363,7 @@ class _Loop:
             checkpoint.save(
                 run_dir / checkpoint.FINAL, {"model": self.st.load_into(j).state_dict()}
             )
-            (run_dir / checkpoint.RESUME).unlink(missing_ok=True)
+            checkpoint.discard(run_dir / checkpoint.RESUME)
         store.finish(r.rid, status, step, r.wall, error=error, summary=summary)
         self.outcomes[i] = Outcome(r.rid, status, error)
         self.live.remove(i)
