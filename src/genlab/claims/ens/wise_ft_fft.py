@@ -27,7 +27,8 @@ from genlab.report.claim_figures import ArmBars
 from genlab.spec import parse_spec
 
 OOD, LAM = "test/ood", 0.5
-TASKS = {"multicolor_digits": ("n_patches", {"train_size": 1000}, CNN),
+MLP = {"name": "mlp", "params": {"width": 256, "depth": 1}}
+TASKS = {"multicolor_digits": ("n_patches", {"train_size": 1000}, MLP),
          "gaussian_spurious": ("n_spurious", {"n_train": 2000, "n_test": 2000},
                                {"name": "mlp", "params": {"width": 128, "depth": 1}})}  # fmt: skip
 
