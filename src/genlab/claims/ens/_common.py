@@ -9,8 +9,6 @@ import pandas as pd
 from genlab.design import Arm
 from genlab.spec import parse_spec
 
-CNN = {"name": "cnn", "params": {"channels": [16, 32], "norm": "none"}}
-
 
 def run(task: str, task_params: dict[str, Any], model: dict[str, Any], steps: int, lr: float,
         batch: int | None = 64, probes: list[Any] | None = None, method: str = "erm",
