@@ -110,7 +110,13 @@ def threshold_accuracy(model: nn.Module, ctx: EvalContext, params: ThresholdPara
     return out
 
 
-@PROBES.register("linear_grokking_time", ThresholdParams, papers=(53,), family="grokking")
+@PROBES.register(
+    "linear_grokking_time",
+    ThresholdParams,
+    papers=(53,),
+    family="grokking",
+    tiny_optimizer={"name": "sgd", "lr": 0.05},  # plain GD, stable at the tiny linear_teacher
+)
 def linear_grokking_time(
     model: nn.Module, ctx: EvalContext, params: ThresholdParams
 ) -> ProbeResult:
