@@ -8,6 +8,7 @@ import pytest
 import torch
 from torch import nn
 
+from genlab.data import TaskInfo
 from genlab.errors import SpecError
 from genlab.methods import METHODS
 from genlab.methods._dg import sample_params
@@ -16,7 +17,6 @@ from genlab.methods.dg_mixup import mixup_loss
 from genlab.methods.dg_mldg import mldg_objective
 from genlab.methods.dg_mmd import GAMMAS, coral_distance, mmd_distance
 from genlab.methods.dg_rebias import hsic, nhsic
-from genlab.tasks.base import TaskInfo
 
 INFO2 = TaskInfo("classification", 2, (1,), extra={"train_envs": ["a", "b"]})
 L_A, L_B = -math.log(3 / 4), -math.log(1 / 4)  # CE of constant logits [log 3, 0] for y = 0, 1

@@ -8,6 +8,7 @@ from typer.testing import CliRunner
 
 from genlab.analysis.phases import check_axis, classify, phase_design
 from genlab.cli.app import app
+from genlab.data import Split, TaskData, TaskInfo
 from genlab.engine.train import prepare
 from genlab.errors import SpecError
 from genlab.losses import cross_entropy, log_stablemax, stablemax_cross_entropy
@@ -16,7 +17,6 @@ from genlab.probes.base import EvalContext
 from genlab.probes.grokking import fourier_concentration, softmax_collapse
 from genlab.registry import NoParams
 from genlab.spec import parse_spec
-from genlab.tasks.base import Split, TaskData, TaskInfo
 
 
 def test_stablemax_is_a_distribution_and_survives_huge_logits() -> None:

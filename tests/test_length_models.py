@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
+from genlab.data import Split, TaskData, TaskInfo
 from genlab.errors import SpecError
 from genlab.losses import IGNORE
 from genlab.models import MODELS
@@ -14,7 +15,6 @@ from genlab.probes import PROBES
 from genlab.probes.base import EvalContext
 from genlab.probes.length import OUT_OF_RANGE
 from genlab.spec import parse_spec
-from genlab.tasks.base import Split, TaskData, TaskInfo
 
 INFO = TaskInfo(kind="sequence", n_outputs=3, vocab_size=6, seq_len=8,
                 extra={"max_length": 12, "train_length": 4, "first_symbol": 2})  # fmt: skip

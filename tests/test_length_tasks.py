@@ -7,11 +7,11 @@ import math
 import pytest
 import torch
 
+from genlab.data import Split
 from genlab.errors import SpecError
 from genlab.losses import IGNORE
 from genlab.spec import parse_spec
 from genlab.tasks import TASKS
-from genlab.tasks.base import Split
 from genlab.tasks.formal_generators import FORMAL_TASKS, evaluate
 from genlab.tasks.formal_language import FormalParams, formal_language
 from genlab.tasks.seq_common import FIRST_SYMBOL

@@ -366,7 +366,8 @@ class ConstrainedMargin(Claim):
         return ClaimResult(self.id, verdict, stat, evidence, df[[c for c in cols if c in df]])
 
     def figure(self, cfg: MarginZooConfig, metrics: pd.DataFrame, path: Path) -> Path | None:
-        from genlab.zoo.run import frame, scatter
+        from genlab.report.plots import gap_scatter as scatter
+        from genlab.zoo.run import frame
 
         runs = pd.DataFrame({"run_id": metrics["run_id"].unique(), "status": "done"})
         df = frame(self.zoo(cfg), runs, metrics)

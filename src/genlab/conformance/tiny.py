@@ -31,10 +31,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from genlab.data import TaskData
 from genlab.errors import SpecError
 from genlab.registry import Registry
 from genlab.spec import RunSpec, parse_spec
-from genlab.tasks.base import TaskData
 
 MAX_EXAMPLES = 2000
 MAX_PARAMETERS = 50_000

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import torch
 
+from genlab.data import Split
 from genlab.methods.base import Batch
-from genlab.tasks.base import Split
 
 
 class BatchSampler:

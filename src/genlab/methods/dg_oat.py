@@ -28,12 +28,12 @@ from pydantic import Field
 from torch import Tensor, nn
 
 from genlab.attacks import linf_pgd
+from genlab.data import TaskInfo
 from genlab.losses import cross_entropy
 from genlab.methods import METHODS
 from genlab.methods._dg import Ranges, buffer, pooled
 from genlab.methods.base import Batch, Method
 from genlab.registry import Params
-from genlab.tasks.base import TaskInfo
 
 
 class OATParams(Params):

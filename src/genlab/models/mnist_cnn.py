@@ -14,9 +14,9 @@ from __future__ import annotations
 from pydantic import Field, field_validator
 from torch import Tensor, nn
 
+from genlab.data import TaskInfo
 from genlab.models import MODELS
 from genlab.registry import Params
-from genlab.tasks.base import TaskInfo
 
 
 class MNISTCNNParams(Params):

@@ -18,9 +18,9 @@ import torch
 from pydantic import Field
 from torch import Tensor, nn
 
+from genlab.data import TaskInfo
 from genlab.models import MODELS
 from genlab.models.rnn import RecurrentBase, RecurrentParams
-from genlab.tasks.base import TaskInfo
 
 
 class StackRNNParams(RecurrentParams):

@@ -20,10 +20,10 @@ import torch
 from pydantic import Field
 from torch import Tensor, nn
 
+from genlab.data import TaskInfo
 from genlab.models import MODELS
 from genlab.models.rnn import RecurrentBase
 from genlab.models.stack_rnn import Controller, StackRNNParams, memory_cells
-from genlab.tasks.base import TaskInfo
 
 
 class TapeRNNParams(StackRNNParams):

@@ -13,10 +13,10 @@ import torch.nn.functional as F
 from pydantic import Field
 from torch import Tensor, nn
 
+from genlab.data import TaskInfo
 from genlab.models import MODELS
 from genlab.models.positional import POSITIONAL, PositionalEncoding, PositionalName
 from genlab.registry import Params
-from genlab.tasks.base import TaskInfo
 
 
 class TransformerParams(Params):

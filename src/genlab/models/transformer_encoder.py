@@ -13,9 +13,9 @@ from __future__ import annotations
 from pydantic import model_validator
 from torch import Tensor, nn
 
+from genlab.data import TaskInfo
 from genlab.models import MODELS
 from genlab.models.transformer import Transformer, TransformerParams
-from genlab.tasks.base import TaskInfo
 
 ENCODER_POSITIONAL = ("none", "learned", "sinusoidal", "rope")
 

@@ -22,11 +22,11 @@ import numpy as np
 from pydantic import Field
 from torch import nn
 
+from genlab.analysis.fld_theory import fld_target_error
 from genlab.errors import SpecError
 from genlab.probes import PROBES
 from genlab.probes.base import EvalContext, ProbeResult
 from genlab.registry import Params
-from genlab.tasks.ood_two_gaussians import fld_target_error
 
 
 class FLDParams(Params):

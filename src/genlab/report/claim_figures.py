@@ -17,16 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from genlab.analysis.phases import PHASES  # noqa: E402
-from genlab.analysis.stats import mean_ci  # noqa: E402
-from genlab.report.plots import save_figure, split_length  # noqa: E402
+from genlab.analysis.phases import PHASES
+from genlab.analysis.stats import mean_ci
+from genlab.report.plots import save_figure, split_length
 
 
 def arm_labels(runs: pd.DataFrame, by: str | Sequence[str] | None, keys: Sequence[str]):

@@ -16,11 +16,11 @@ from typing import Literal
 import torch
 from pydantic import Field, field_validator
 
+from genlab.data import TaskData, TaskInfo
 from genlab.datasets.domains import check_test_envs, domain_task, shuffled_parts
 from genlab.datasets.idx import load_mnist, write_fake_mnist
 from genlab.registry import Params
 from genlab.tasks import TASKS
-from genlab.tasks.base import TaskData, TaskInfo
 from genlab.tasks.dg_colored import ENV_FLIP, check_flips, color_dataset
 from genlab.tasks.dg_colored import ENV_NAMES as COLOR_ENVS
 from genlab.tasks.dg_rotated import ANGLES, rotate

@@ -10,10 +10,10 @@ from __future__ import annotations
 import torch
 from pydantic import Field, model_validator
 
+from genlab.data import Split, TaskData, TaskInfo
 from genlab.datasets.digits import load_digits_tensors
 from genlab.registry import Params
 from genlab.tasks import TASKS
-from genlab.tasks.base import Split, TaskData, TaskInfo
 
 N_DIGITS = 1797
 N_CLASSES = 10

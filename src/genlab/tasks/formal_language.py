@@ -27,10 +27,10 @@ import numpy as np
 from pydantic import Field, model_validator
 from torch import Tensor
 
+from genlab.data import Split, TaskData, TaskInfo
 from genlab.losses import IGNORE
 from genlab.registry import Params
 from genlab.tasks import TASKS
-from genlab.tasks.base import Split, TaskData, TaskInfo
 from genlab.tasks.formal_generators import FORMAL_TASKS, FormalTask
 from genlab.tasks.seq_common import BLANK, FIRST_SYMBOL, PAD, TINY, length_grid, pack, split_name
 

@@ -20,9 +20,9 @@ from typing import Literal
 import torch
 from pydantic import Field, model_validator
 
+from genlab.data import Split, TaskData, TaskInfo
 from genlab.registry import Params
 from genlab.tasks import TASKS
-from genlab.tasks.base import Split, TaskData, TaskInfo
 
 Operation = Literal[
     "add",

@@ -34,10 +34,10 @@ import math
 import torch
 from pydantic import Field, model_validator
 
+from genlab.data import Split, TaskData, TaskInfo
 from genlab.datasets.digits import load_digits_tensors
 from genlab.registry import Params
 from genlab.tasks import TASKS
-from genlab.tasks.base import Split, TaskData, TaskInfo
 
 N_CLASSES = 10
 

@@ -18,9 +18,9 @@ import math
 import torch
 from pydantic import Field
 
+from genlab.data import Split, TaskData, TaskInfo
 from genlab.registry import Params
 from genlab.tasks import TASKS
-from genlab.tasks.base import Split, TaskData, TaskInfo
 
 
 class StructuredParams(Params):
