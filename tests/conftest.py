@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
 import pytest
 import torch
 
@@ -28,3 +33,13 @@ def store(tmp_path) -> Store:
 @pytest.fixture
 def tiny_spec() -> RunSpec:
     return load_run_spec("grokking", TINY)
+
+
+def benchmark(name: str) -> ModuleType:
+    """A script of ``benchmarks/`` imported as a module (its helpers serve the tests too)."""
+    if name not in sys.modules:
+        path = Path(__file__).parents[1] / "benchmarks" / f"{name}.py"
+        spec = importlib.util.spec_from_file_location(name, path)
+        sys.modules[name] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[name])
+    return sys.modules[name]

@@ -65,11 +65,17 @@ def test_entangled_colours_depend_on_the_shape():
     from genlab.tasks.shapes_colors import render
 
     combos = np.array([[0, 0], [1, 0]])
-    plain = render(combos, 8, np.random.default_rng(0), noise=0.0, jitter=0.0)
-    tangled = render(combos, 8, np.random.default_rng(0), entangled=True, noise=0.0, jitter=0.0)
+    plain = render(combos, np.random.default_rng(0), noise=0.0, jitter=0.0)
+    paint = np.array([np.arange(8), np.roll(np.arange(8), 3)])  # shape 1 paints colour 0 as 5
+    tangled = render(combos, np.random.default_rng(0), paint, noise=0.0, jitter=0.0)
     colour = lambda img: img.flatten(1).max(1).values  # noqa: E731 - the painted RGB
     assert torch.allclose(colour(plain[0]), colour(plain[1]))
     assert not torch.allclose(colour(tangled[0]), colour(tangled[1]))
+    data = build("comp_shapes", entangled=True, coverage=0.5, per_combo=2, n_val=0, n_test=2)
+    x, y = data.train["main"].x, data.train["main"].y
+    same_colour = (y[:, 1] == y[0, 1]) & (y[:, 0] != y[0, 0])  # other shapes, same colour value
+    assert any(not torch.allclose(colour(x[0]), colour(x[i]), atol=0.3) for i in
+               same_colour.nonzero()[:, 0])  # fmt: skip
 
 
 def test_additive_r2():
@@ -161,10 +167,11 @@ def test_injected_features():
 def test_multilabel_docs_augment_only_held_out_pairs():
     base = build("multilabel_docs", coverage=0.5, per_combo=5, n_val=0, n_test=3)
     aug = build("multilabel_docs", coverage=0.5, per_combo=5, n_val=0, n_test=3, augment=2)
-    held = {tuple(r) for r in base.test["heldout"].y.tolist()}
-    extra = aug.train["main"].y[len(base.train["main"]) :]
+    assert (base.train["main"].y[:, :-2] == IGNORE).all()  # labels on the last two positions
+    held = {tuple(r) for r in base.test["heldout"].y[:, -2:].tolist()}
+    extra = aug.train["main"].y[len(base.train["main"]) :, -2:]
     assert len(extra) == 2 * len(held) and {tuple(r) for r in extra.tolist()} == held
-    assert not held & {tuple(r) for r in base.train["main"].y.tolist()}
+    assert not held & {tuple(r) for r in base.train["main"].y[:, -2:].tolist()}
 
 
 def test_fact_corpus_keeps_inferences_out_of_training():

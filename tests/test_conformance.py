@@ -13,6 +13,8 @@ from genlab.conformance import Tiny, checks, components
 from genlab.conformance.checks import UNKNOWN_KEY, invalid_values
 from genlab.conformance.tiny import registry
 from genlab.spec import RunSpec
+from genlab.store import Store
+from genlab.weights.context import using_store
 
 ALL = components()
 # torch.func on CPU attention (the per-sample-gradient probes and methods): correct, only slower
@@ -27,6 +29,14 @@ def ids(c: tuple[str, str]) -> str:
 @pytest.fixture(scope="session")
 def tiny(tmp_path_factory) -> Tiny:
     return Tiny(tmp_path_factory.mktemp("fixtures"))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def fixture_store(tiny):
+    """The store that components reading finished runs (from_run, useful, unic) find their tiny
+    parents in (``genlab.conformance.tiny.tiny_run``)."""
+    with using_store(Store(tiny.root / "store")) as store:
+        yield store
 
 
 _specs: dict[tuple[str, str], RunSpec] = {}

@@ -97,7 +97,7 @@ def test_sigkill_then_resume_matches_an_uninterrupted_run(tmp_path):
     proc.wait()
     assert proc.returncode == -signal.SIGKILL, proc.stderr.read().decode()[-2000:]
     killed = Store(killed.root)
-    assert killed.status(spec.run_id) == "running"  # left behind by the dead process
+    assert killed.status(spec.run_id) == "interrupted"  # its holder is dead
 
     resumed = run_spec(spec, killed, progress=False)
     assert resumed.status == "done" and resumed.resumed_from and resumed.resumed_from > 0

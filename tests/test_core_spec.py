@@ -43,7 +43,7 @@ def test_any_change_changes_the_run_id(tiny_spec, override):
         ),
         ("optimizer.lr=0", "optimizer.lr: Input should be greater than 0"),
         ("optimizer.lr=-1", "optimizer.lr: Input should be greater than 0"),
-        ("steps=0", "steps: Input should be greater than 0"),
+        ("steps=-1", "steps: Input should be greater than or equal to 0"),
         ('task.operation="pow"', "task.params.operation: Input should be 'add', 'sub'"),
         ('eval.probes=[{name="nope"}]', "unknown probe 'nope'"),
     ],

@@ -14,6 +14,14 @@ from genlab.sweep.vmap import stack_groups
 KEYS = ["run_id", "step", "split", "metric"]
 
 
+@pytest.fixture(autouse=True)
+def _always_stack(monkeypatch):
+    """Stack whatever the timing (vmap's speed check would make these tests depend on the load)."""
+    import genlab.sweep.vmap as vm
+
+    monkeypatch.setattr(vm, "SPEED_CHECK", False)
+
+
 def tiny(seed=0, lr=1e-3, wd=1.0, opt="adamw", batch=None, steps=50, **extra):
     d = load_spec_file("grokking")
     d["model"] = {"name": "mlp", "params": {"width": 32, "embed_dim": 8, **extra.pop("model", {})}}
@@ -109,10 +117,10 @@ def test_vmap_resumes_engine_checkpoints_and_engine_resumes_vmap(tmp_path, monke
     b = Store(tmp_path / "b")
     real = vm.evaluate
 
-    def boom(prep, step):
+    def boom(prep, step, logits=None):
         if step > 40:
             raise KeyboardInterrupt
-        return real(prep, step)
+        return real(prep, step, logits)
 
     monkeypatch.setattr(vm, "evaluate", boom)
     with pytest.raises(KeyboardInterrupt):

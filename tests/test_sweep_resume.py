@@ -61,7 +61,7 @@ def test_sigkilled_sweep_resumes(tmp_path):
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
     before = _rows(root)
-    killed = [rid for rid, r in before.items() if r[0] == "running"]
+    killed = [rid for rid, r in before.items() if r[0] == "interrupted"]  # holder dead
     finished = {rid: r for rid, r in before.items() if r[0] == "done"}
     assert len(killed) == 1 and finished
 

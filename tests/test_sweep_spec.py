@@ -81,7 +81,7 @@ def test_bad_sweeps_name_the_field(data, words):
     "name, workers, address, words",
     [
         ("serial", 2, None, ["--workers", "serial"]),
-        ("vmap", 2, None, ["--workers", "vmap"]),
+        ("vmap", None, "ray://x:1", ["--address", "ray"]),
         ("pool", 0, None, ["--workers", ">= 1"]),
         ("pool", None, "ray://x:1", ["--address", "ray"]),
         ("dask", None, None, ["executor must be one of"]),

@@ -8,7 +8,12 @@ From Python (``genlab.api``): ``genlab.run(spec)``, ``genlab.sweep(...)``, ``gen
 ``import genlab`` stays light.
 """
 
+import os
 from typing import Any
+
+# Idle OpenMP threads sleep instead of spinning, so concurrent runs share the cores fairly; this
+# must be set before torch loads its OpenMP runtime (see genlab.engine.threads).
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 __version__ = "0.1.0"
 

@@ -88,7 +88,11 @@ class RunSpec(_Strict):
     model: Component
     method: Component = Field(default_factory=lambda: Component(name="erm"))
     optimizer: OptimizerSpec = Field(default_factory=OptimizerSpec)
-    steps: int = Field(gt=0, description="optimiser updates")
+    steps: int = Field(
+        ge=0,
+        description="optimiser updates (0: evaluate the model as built, "
+        "e.g. a soup of finished runs: a post-hoc run)",
+    )
     batch_size: int | None = Field(None, ge=1, description="per environment; None = full batch")
     eval: EvalSpec = Field(default_factory=EvalSpec)
     stop: list[StopRule] = Field(default_factory=list)

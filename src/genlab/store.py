@@ -7,6 +7,16 @@ Layout under the store root (``./genlab-runs`` by default, ``--store PATH`` or `
 
 Several processes may write at once: every write is one short ``BEGIN IMMEDIATE`` transaction and
 SQLite's busy timeout makes writers wait their turn instead of failing.
+
+A run id is trained by one process at a time: the process holds the run's *lease* (table
+``leases``: holder pid, host, the pid's start time, heartbeat). ``begin`` takes it and ``finish``
+releases it; ``acquire`` takes it before any work. A holder is dead when, on this host, its pid is
+gone (or now belongs to another process), or, on another host, its heartbeat is older than
+``LEASE_TIMEOUT``; a dead holder's lease is taken over, and its run reads ``interrupted``.
+
+A damaged database is reported (``StoreError`` naming the file) and never rewritten: writers run
+SQLite's ``quick_check`` once per process before their first write, and every SQLite error
+becomes a ``StoreError`` that says what happened (disk full, damaged, locked).
 """
 
 from __future__ import annotations
@@ -18,17 +28,20 @@ import sqlite3
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from genlab import __version__
-from genlab.errors import StoreError
+from genlab.errors import GenlabError, StoreError
 
 SCHEMA = "genlab-store/1"
 DB_NAME = "genlab.db"
 STATUSES = ("running", "done", "diverged", "failed", "interrupted")
+LEASE_TIMEOUT = 120.0  # s without a heartbeat after which a holder on another host is dead
+HOST = socket.gethostname()
 
 _TABLES = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -43,6 +56,10 @@ CREATE TABLE IF NOT EXISTS metrics (
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS artifacts (
     run_id TEXT NOT NULL, name TEXT NOT NULL, path TEXT NOT NULL, PRIMARY KEY (run_id, name)
+);
+CREATE TABLE IF NOT EXISTS leases (
+    run_id TEXT PRIMARY KEY, pid INTEGER NOT NULL, host TEXT NOT NULL, pid_start TEXT,
+    acquired REAL NOT NULL, heartbeat REAL NOT NULL
 );
 CREATE TABLE IF NOT EXISTS verdicts (
     claim_id TEXT NOT NULL, config_id TEXT NOT NULL, budget TEXT NOT NULL, config TEXT NOT NULL,
@@ -85,7 +102,73 @@ def _pid_alive(pid: int | None) -> bool:
         return False
     except PermissionError:
         return True
-    return True
+    return _proc_stat(pid)[0] != "Z"  # a killed process its parent has not reaped yet is dead
+
+
+def _proc_stat(pid: int) -> tuple[str | None, str | None]:
+    """``pid``'s state letter and start time (clock ticks since boot) on Linux, else Nones."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()
+    except OSError:
+        return None, None
+    return fields[0], fields[19]
+
+
+def _pid_start(pid: int) -> str | None:
+    """When ``pid`` started, to tell a reused pid apart."""
+    return _proc_stat(pid)[1]
+
+
+class RunBusy(GenlabError):
+    """Another live process holds the run's lease."""
+
+    def __init__(self, run_id: str, holder: Holder) -> None:
+        super().__init__(f"run {run_id} is being trained by {holder}")
+        self.run_id, self.holder = run_id, holder
+
+
+@dataclass(frozen=True)
+class Holder:
+    """The process holding a run's lease."""
+
+    pid: int
+    host: str
+    pid_start: str | None = None
+    heartbeat: float = 0.0
+
+    def __str__(self) -> str:
+        return f"pid {self.pid} on {self.host}"
+
+    @property
+    def is_me(self) -> bool:
+        return self.pid == os.getpid() and self.host == HOST
+
+    def alive(self) -> bool:
+        if self.host != HOST:
+            return time.time() - self.heartbeat < LEASE_TIMEOUT
+        if not _pid_alive(self.pid):
+            return False
+        start = _pid_start(self.pid)
+        return not (self.pid_start and start and start != self.pid_start)
+
+
+def _damage(db: Path, exc: sqlite3.Error) -> StoreError:
+    """A StoreError that says what went wrong with the database ``db``."""
+    msg = str(exc)
+    if "malformed" in msg or "not a database" in msg or "corrupt" in msg:
+        return StoreError(
+            f"store database {db} is damaged ({msg}); genlab leaves it as it is: move it aside "
+            "(or restore a copy) and run again"
+        )
+    if "full" in msg or "I/O error" in msg:
+        return StoreError(
+            f"cannot write to store {db.parent}: {msg} (is the disk full, or a file-size limit "
+            "reached?); what was committed before is kept"
+        )
+    return StoreError(f"cannot use store {db}: {msg}")
+
+
+_CHECKED: set[Path] = set()  # databases this process has checked before writing
 
 
 class Store:
@@ -100,6 +183,7 @@ class Store:
             )
         self._conn: sqlite3.Connection | None = None
         self._writable = False
+        self._tables: set[str] = set()
         if self.db_path.exists():
             self._connect(write=False)
 
@@ -127,14 +211,32 @@ class Store:
                     f"file:{self.db_path}?mode=ro", uri=True, timeout=60, isolation_level=None
                 )
             conn.execute("PRAGMA busy_timeout = 60000")
-            self._check_schema(conn, create=write)
+            self._check_schema(conn, create=False)
+        except sqlite3.DatabaseError as exc:
+            if "not a database" in str(exc):
+                raise StoreError(f"{self.db_path} is not a genlab store ({exc})") from None
+            raise _damage(self.db_path, exc) from None
+        try:
             if write:
+                self._check_integrity(conn)
+                self._check_schema(conn, create=True)
                 conn.execute("PRAGMA journal_mode = WAL")
                 conn.execute("PRAGMA synchronous = NORMAL")
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.db_path} is not a genlab store ({exc})") from None
+            conn.close()
+            raise _damage(self.db_path, exc) from None
         self._conn, self._writable = conn, write
         return conn
+
+    def _check_integrity(self, conn: sqlite3.Connection) -> None:
+        """SQLite's ``quick_check`` (about 6 ms per MB), once per process, before writing."""
+        key = self.db_path.resolve()
+        if key in _CHECKED or not self.db_path.exists() or self.db_path.stat().st_size == 0:
+            return
+        problems = [r[0] for r in conn.execute("PRAGMA quick_check(3)").fetchall()]
+        if problems != ["ok"]:
+            raise sqlite3.DatabaseError("database disk image is malformed: " + "; ".join(problems))
+        _CHECKED.add(key)
 
     def _check_schema(self, conn: sqlite3.Connection, create: bool) -> None:
         """Refuse foreign databases; a writer creates (or extends) the tables in one transaction."""
@@ -156,14 +258,20 @@ class Store:
         conn = self._connect(write=True)
         try:
             conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as exc:
-            raise StoreError(f"cannot write to store {self.root}: {exc}") from None
+        except sqlite3.Error as exc:
+            raise _damage(self.db_path, exc) from None
         try:
             yield conn
-        except BaseException:
-            conn.execute("ROLLBACK")
+            conn.execute("COMMIT")
+        except BaseException as exc:
+            if conn.in_transaction:
+                try:
+                    conn.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass
+            if isinstance(exc, sqlite3.Error):
+                raise _damage(self.db_path, exc) from None
             raise
-        conn.execute("COMMIT")
 
     def _read(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         if self._conn is None:
@@ -171,7 +279,14 @@ class Store:
                 return []
             self._connect(write=False)  # another process (a pool worker) created it since
             assert self._conn is not None
-        return self._conn.execute(sql, args).fetchall()
+        try:
+            return self._conn.execute(sql, args).fetchall()
+        except sqlite3.OperationalError as exc:
+            if "no such table" in str(exc):  # created, but its first write never committed
+                return []
+            raise _damage(self.db_path, exc) from None
+        except sqlite3.Error as exc:
+            raise _damage(self.db_path, exc) from None
 
     def close(self) -> None:
         if self._conn is not None:
@@ -184,20 +299,23 @@ class Store:
     # ---- runs -------------------------------------------------------------------------------
 
     def begin(self, run_id: str, spec_json: str) -> None:
-        """Mark ``run_id`` running in this process (inserting it on first use)."""
+        """Mark ``run_id`` running in this process (inserting it on first use), taking its lease;
+        raises ``RunBusy`` if another live process holds it."""
         now = time.time()
         with self._write() as c:
+            self._take_lease(c, run_id)
             c.execute(
                 "INSERT INTO runs (run_id, spec, status, created, started, host, pid, version)"
                 " VALUES (?, ?, 'running', ?, ?, ?, ?, ?) ON CONFLICT(run_id) DO UPDATE SET"
                 " status='running', started=excluded.started, host=excluded.host,"
                 " pid=excluded.pid, version=excluded.version, error=NULL",
-                (run_id, spec_json, now, now, socket.gethostname(), os.getpid(), __version__),
+                (run_id, spec_json, now, now, HOST, os.getpid(), __version__),
             )
 
     def progress(self, run_id: str, step: int, wall_s: float) -> None:
         with self._write() as c:
             c.execute("UPDATE runs SET step=?, wall_s=? WHERE run_id=?", (step, wall_s, run_id))
+            self._beat(c, run_id)
 
     def finish(
         self,
@@ -215,18 +333,89 @@ class Store:
                 " WHERE run_id=?",
                 (status, step, wall_s, time.time(), error, json.dumps(summary or {}), run_id),
             )
+            self._drop_lease(c, run_id)
 
     def status(self, run_id: str) -> str | None:
-        rows = self._read("SELECT status FROM runs WHERE run_id=?", (run_id,))
-        return rows[0][0] if rows else None
+        """The run's status; ``running`` only while its holder lives, else ``interrupted``."""
+        rows = self._read("SELECT status, host, pid FROM runs WHERE run_id=?", (run_id,))
+        if not rows:
+            return None
+        status, host, pid = rows[0]
+        if status == "running" and self._live_holder(run_id, host, pid) is None:
+            return "interrupted"
+        return status
 
     def is_live(self, run_id: str) -> bool:
-        """Whether a process on this host is still running ``run_id``."""
-        rows = self._read("SELECT status, host, pid FROM runs WHERE run_id=?", (run_id,))
-        if not rows or rows[0][0] != "running":
-            return False
-        status, host, pid = rows[0]
-        return host == socket.gethostname() and pid != os.getpid() and _pid_alive(pid)
+        """Whether another live process is training ``run_id``."""
+        holder = self.holder(run_id)
+        return holder is not None and not holder.is_me
+
+    # ---- leases -----------------------------------------------------------------------------
+
+    def acquire(self, run_id: str) -> Holder | None:
+        """Take the lease on ``run_id`` for this process (taking it over from a dead holder);
+        return the live holder instead, taking nothing, if another process holds it."""
+        try:
+            with self._write() as c:
+                self._take_lease(c, run_id)
+        except RunBusy as busy:
+            return busy.holder
+        return None
+
+    def release(self, run_id: str) -> None:
+        """Give up this process's lease on ``run_id`` (nothing if it does not hold it)."""
+        with self._write() as c:
+            self._drop_lease(c, run_id)
+
+    def heartbeat(self, run_id: str) -> None:
+        """Tell other hosts this process still holds ``run_id``."""
+        with self._write() as c:
+            self._beat(c, run_id)
+
+    def holder(self, run_id: str) -> Holder | None:
+        """The live process holding ``run_id`` (this one included), or None."""
+        rows = self._read("SELECT host, pid FROM runs WHERE run_id=?", (run_id,))
+        host, pid = rows[0] if rows else (None, None)
+        return self._live_holder(run_id, host, pid)
+
+    def _live_holder(self, run_id: str, host: str | None, pid: int | None) -> Holder | None:
+        leases = self._has_table("leases")
+        sql = "SELECT pid, host, pid_start, heartbeat FROM leases WHERE run_id=?"
+        rows = self._read(sql, (run_id,)) if leases else []
+        if rows:
+            holder = Holder(*rows[0])
+        elif not leases and pid and host == HOST:  # a store from before leases: the row's pid
+            holder = Holder(pid, host)
+        else:
+            return None
+        return holder if holder.alive() else None
+
+    def _take_lease(self, c: sqlite3.Connection, run_id: str) -> None:
+        row = c.execute(
+            "SELECT pid, host, pid_start, heartbeat FROM leases WHERE run_id=?", (run_id,)
+        ).fetchone()
+        if row is not None:
+            holder = Holder(*row)
+            if holder.is_me:
+                return
+            if holder.alive():
+                raise RunBusy(run_id, holder)
+        now = time.time()
+        c.execute(
+            "INSERT OR REPLACE INTO leases VALUES (?, ?, ?, ?, ?, ?)",
+            (run_id, os.getpid(), HOST, _pid_start(os.getpid()), now, now),
+        )
+
+    def _drop_lease(self, c: sqlite3.Connection, run_id: str) -> None:
+        c.execute(
+            "DELETE FROM leases WHERE run_id=? AND pid=? AND host=?", (run_id, os.getpid(), HOST)
+        )
+
+    def _beat(self, c: sqlite3.Connection, run_id: str) -> None:
+        c.execute(
+            "UPDATE leases SET heartbeat=? WHERE run_id=? AND pid=? AND host=?",
+            (time.time(), run_id, os.getpid(), HOST),
+        )
 
     def run(self, run_id: str) -> dict[str, Any]:
         """One run's row, with ``spec`` and ``summary`` parsed."""
@@ -246,7 +435,11 @@ class Store:
         rows = self._read(
             f"SELECT {', '.join(cols)} FROM runs WHERE {where} ORDER BY created", args
         )
-        return pd.DataFrame(rows, columns=cols)
+        df = pd.DataFrame(rows, columns=cols)
+        running = df["status"] == "running"
+        if running.any():  # ``interrupted`` where the holder is dead
+            df.loc[running, "status"] = [self.status(r) for r in df.loc[running, "run_id"]]
+        return df
 
     def resolve(self, prefix: str) -> str:
         """A run id from a unique prefix of it (as git does for commits)."""
@@ -321,9 +514,12 @@ class Store:
     # ---- sweeps (the table is created on first use, so older stores open unchanged) ---------
 
     def _has_table(self, name: str) -> bool:
-        return bool(
-            self._read("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (name,))
-        )
+        if name in self._tables:  # tables are never dropped
+            return True
+        if self._read("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (name,)):
+            self._tables.add(name)
+            return True
+        return False
 
     def save_sweep(self, sweep_id: str, name: str, spec: dict[str, Any],
                    runs: list[dict[str, Any]]) -> None:  # fmt: skip

@@ -27,6 +27,23 @@ def serial(specs: Sequence[RunSpec], store: Store, progress: bool) -> None:
             continue
 
 
+def stages(specs: Sequence[RunSpec]) -> list[list[RunSpec]]:
+    """The specs in the order their dependencies allow: a spec that names another one's run id (a
+    ``from_run`` parent, a USEFUL early run, a teacher, a soup's ingredients) comes in a later
+    stage, so that any executor may train one stage at once."""
+    ids = {s.run_id for s in specs}
+    needs = {s.run_id: {r for r in ids if r != s.run_id and r in s.canonical_json()} for s in specs}
+    out, done, left = [], set(), list(specs)
+    while left:
+        stage = [s for s in left if needs[s.run_id] <= done]
+        if not stage:
+            raise SpecError("the claim's runs depend on each other in a cycle")
+        out.append(stage)
+        done |= {s.run_id for s in stage}
+        left = [s for s in left if s.run_id not in done]
+    return out
+
+
 def run_claim(
     claim: Claim,
     store: Store,
@@ -47,7 +64,8 @@ def run_claim(
     started = time.time()
     cfg = claim.config(budget, overrides, control)
     specs = claim.specs(cfg)
-    execute(specs, store, progress)
+    for stage in stages(specs):
+        execute(stage, store, progress)
     ids = [s.run_id for s in specs]
     runs = store.runs(where=f"run_id IN ({','.join('?' * len(ids))})", args=tuple(ids))
     metrics = store.metrics(ids)

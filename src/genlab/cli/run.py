@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from genlab.cli.app import JsonOpt, StoreOpt, app, emit_json, err, fail, open_store, out
 from genlab.errors import GenlabError
 from genlab.report.plots import plot_curves
 from genlab.store import Store
+
+
+def _show_warning(message: Warning | str, *_: object, **__: object) -> None:
+    err.print(f"[yellow]warning:[/] {escape(str(message))}", highlight=False)
 
 
 def _plot(store: Store, run_id: str, path: Path | None = None) -> Path:
@@ -62,10 +68,20 @@ def run(
     store: StoreOpt = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False,
     no_plot: Annotated[bool, typer.Option("--no-plot", help="skip the figure")] = False,
+    wait: Annotated[
+        bool, typer.Option("--wait", help="if another process is training this run, wait for it")
+    ] = False,
+    restart: Annotated[
+        bool, typer.Option("--restart", help="train from step 0, replacing the run's metrics")
+    ] = False,
+    threads: Annotated[
+        int | None, typer.Option(help="torch threads [default: $GENLAB_THREADS, else by size]")
+    ] = None,
     json_: JsonOpt = False,
 ) -> None:
     """Train a preset or a spec file, with overrides; resume it if it was interrupted."""
     from genlab.engine import run_spec
+    from genlab.engine.checkpoint import CheckpointWarning
     from genlab.spec import load_run_spec
 
     try:
@@ -73,7 +89,11 @@ def run(
         st = open_store(store)
         if not json_:
             err.print(f"run [bold]{spec.run_id}[/] → {st.root}")
-        result = run_spec(spec, st, progress=not (quiet or json_))
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", CheckpointWarning)
+            warnings.showwarning = _show_warning
+            result = run_spec(spec, st, progress=not (quiet or json_), wait=wait,
+                              restart=restart, threads=threads)  # fmt: skip
         plot = None if no_plot or result.status == "diverged" else _plot(st, result.run_id)
     except GenlabError as exc:
         fail(exc)

@@ -10,6 +10,6 @@ adding its file; a plugin's components can be checked the same way:
 """
 
 from genlab.conformance import checks
-from genlab.conformance.tiny import NotTiny, Tiny, components
+from genlab.conformance.tiny import NotTiny, Tiny, components, tiny_run
 
-__all__ = ["NotTiny", "Tiny", "checks", "components"]
+__all__ = ["NotTiny", "Tiny", "checks", "components", "tiny_run"]

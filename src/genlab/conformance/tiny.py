@@ -7,6 +7,11 @@ A component's tiny configuration (its params) is, in this order:
    ``root`` (for tasks that read files, e.g. MNIST's IDX files) and returns the params;
 2. otherwise its defaults, when none of its params is required.
 
+A component that reads finished runs from the store (a model fine-tuned from a run, a task
+re-weighted by one, a method distilling teachers) declares ``tiny=fn`` whose ``fn`` trains its
+tiny parent with ``tiny_run`` into the active store (``genlab.weights.context``): the conformance
+tests make one session store active while they build and check every component.
+
 Either way it must be tiny: a task holds at most ``MAX_EXAMPLES`` examples over all its splits and
 a model at most ``MAX_PARAMETERS`` parameters on the task it is paired with (``checks.check_tiny``).
 
@@ -36,6 +41,18 @@ WHERE = {"task": "task.params", "model": "model.params", "method": "method.param
          "probe": "eval.probes.0.params"}  # fmt: skip
 REFERENCE_METHOD = "erm"
 BATCH = 32
+
+
+def tiny_run(task: str, model: str, steps: int = 2) -> str:
+    """Train ``steps`` updates of the tiny ``task`` and ``model`` (their declared ``tiny`` params)
+    into the active store and return the run id: the parent run of a ``tiny=fn`` fixture."""
+    from genlab.engine import run_spec
+    from genlab.weights.context import active_store
+
+    d = {kind: {"name": name, "params": dict(registry(kind).get(name).extra.get("tiny") or {})}
+         for kind, name in (("task", task), ("model", model))}  # fmt: skip
+    spec = parse_spec({**d, "steps": steps, "batch_size": BATCH, "eval": {"log_points": 0}})
+    return run_spec(spec, active_store(), progress=False).run_id
 
 
 class NotTiny(Exception):

@@ -25,20 +25,27 @@ class BatchSampler:
     def _full(self, name: str) -> bool:
         return self.batch_size is None or self.batch_size >= len(self.envs[name])
 
-    def next(self) -> dict[str, Batch]:
-        out: dict[str, Batch] = {}
-        for name, split in self.envs.items():
+    def indices(self) -> dict[str, torch.Tensor | None]:
+        """The rows of each environment's next batch (None: the whole split), advancing the order."""
+        out: dict[str, torch.Tensor | None] = {}
+        for name in self.envs:
             if self._full(name):
-                out[name] = (split.x, split.y)
+                out[name] = None
                 continue
-            n, b = len(split), self.batch_size
+            n, b = len(self.envs[name]), self.batch_size
             pos = self._pos.get(name, n)
             if pos + b > n:  # new epoch; drop the ragged tail so every batch has the same size
                 self._perm[name] = torch.randperm(n, generator=self.generator)
                 pos = 0
-            idx = self._perm[name][pos : pos + b]
+            out[name] = self._perm[name][pos : pos + b]
             self._pos[name] = pos + b
-            out[name] = (split.x[idx], split.y[idx])
+        return out
+
+    def next(self) -> dict[str, Batch]:
+        out: dict[str, Batch] = {}
+        for name, idx in self.indices().items():
+            split = self.envs[name]
+            out[name] = (split.x, split.y) if idx is None else (split.x[idx], split.y[idx])
         return out
 
     def state_dict(self) -> dict:

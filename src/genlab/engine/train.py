@@ -4,6 +4,13 @@
 one left ``running``/``failed``/``interrupted`` resumes from its last checkpoint and, because the
 checkpoint holds the model, optimiser, scheduler, batch order and RNG states, ends with the same
 metrics as an uninterrupted run. A non-finite loss marks the run ``diverged`` with its step.
+
+One process trains a run id at a time: ``run_spec`` holds the run's lease (``genlab.engine.lease``)
+and, if another live process holds it, raises ``RunBusy`` or, with ``wait=True``, waits for it
+(and then returns its result). A damaged checkpoint falls back to the previous one
+(``genlab.engine.checkpoint``); ``restart=True`` discards the checkpoints and metrics and trains
+from step 0. The torch thread count comes from ``genlab.engine.threads`` and is recorded in the
+run's summary.
 """
 
 from __future__ import annotations
@@ -18,7 +25,9 @@ import torch
 from torch import nn
 
 from genlab.engine import checkpoint
+from genlab.engine import threads as threads_mod
 from genlab.engine.batches import BatchSampler
+from genlab.engine.lease import hold
 from genlab.engine.optim import build_optimizer, build_scheduler
 from genlab.engine.progress import RunProgress
 from genlab.engine.schedule import eval_steps
@@ -34,6 +43,7 @@ from genlab.weights.context import using_store
 
 Metrics = dict[tuple[str, str], float]
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
+FINISHED = ("done", "diverged")
 
 
 @dataclass
@@ -47,6 +57,7 @@ class RunResult:
     final: dict[str, float] = field(default_factory=dict)
     resumed_from: int | None = None
     skipped: bool = False
+    threads: int | None = None
 
 
 @dataclass
@@ -92,8 +103,9 @@ def prepare(spec: RunSpec) -> Prepared:
     )  # fmt: skip
 
 
-def evaluate(prep: Prepared, step: int) -> Metrics:
-    ctx = EvalContext(prep.model, prep.data, step, prep.spec)
+def evaluate(prep: Prepared, step: int, logits: dict[str, torch.Tensor] | None = None) -> Metrics:
+    """Run the spec's probes; ``logits`` per split, when given, are the model's already computed."""
+    ctx = EvalContext(prep.model, prep.data, step, prep.spec, dict(logits or {}))
     out: Metrics = {}
     for fn, params in prep.probes:
         out.update(fn(prep.model, ctx, params))
@@ -122,41 +134,83 @@ def _rows(step: int, metrics: Metrics) -> list[tuple[int, str, str, float]]:
     return [(step, s, m, v) for (s, m), v in metrics.items()]
 
 
+def _finished(store: Store, run_id: str) -> RunResult:
+    row = store.run(run_id)
+    return RunResult(run_id, row["status"], row["step"], row["wall_s"],
+                     row["summary"].get("final", {}), skipped=True,
+                     threads=row["summary"].get("threads"))  # fmt: skip
+
+
 def run_spec(
     spec: RunSpec,
     store: Store,
     progress: bool = True,
     on_eval: Callable[[int, Metrics], None] | None = None,
+    *,
+    wait: bool = False,
+    restart: bool = False,
+    threads: int | None = None,
 ) -> RunResult:
-    """Train ``spec`` into ``store`` (or return at once if it is done or diverged there)."""
-    run_id = spec.run_id
-    status = store.status(run_id)
-    if status in ("done", "diverged"):  # finished; training again would give the same numbers
-        row = store.run(run_id)
-        return RunResult(run_id, status, row["step"], row["wall_s"],
-                         row["summary"].get("final", {}), skipped=True)  # fmt: skip
-    if store.is_live(run_id):
-        raise GenlabError(f"run {run_id} is being trained by another live process")
+    """Train ``spec`` into ``store`` (or return at once if it is done or diverged there).
 
-    with using_store(store):  # components built from other runs (from_run) read this store
-        prep = prepare(spec)
-    run_dir = store.run_dir(run_id)
-    state = checkpoint.load(run_dir / checkpoint.RESUME) if status else None
-    if state is None:
-        first = evaluate(prep, 0)  # validates stop rules against real metric names, before writing
-        _check_stop_rules(spec, first)
-    store.begin(run_id, spec.canonical_json())
+    ``wait``: if another live process is training this run id, wait for it instead of raising
+    ``RunBusy``. ``restart``: start over from step 0, replacing the run's metrics. ``threads``:
+    torch threads (default: ``GENLAB_THREADS`` or ``genlab.engine.threads.choose``).
+    """
+    run_id = spec.run_id
+    threads_mod.requested(threads)  # a bad count is bad input: fail before anything
+    if not restart and store.status(run_id) in FINISHED:  # training again gives the same numbers
+        return _finished(store, run_id)
+    with using_store(store):  # components and probes built from other runs read this store
+        return _run(spec, store, progress, on_eval, wait, restart, threads)
+
+
+def _run(spec: RunSpec, store: Store, progress: bool, on_eval: Callable[[int, Metrics], None] | None,
+         wait: bool, restart: bool, threads: int | None) -> RunResult:  # fmt: skip
+    run_id = spec.run_id
+    prep = prepare(spec)
+    n_threads = threads_mod.choose(sum(p.numel() for p in prep.model.parameters()), threads)
+    with threads_mod.using(n_threads):
+        first = None
+        if restart or store.status(run_id) is None:  # validates stop rules before writing
+            first = evaluate(prep, 0)
+            _check_stop_rules(spec, first)
+        with hold(store, run_id, wait=wait):
+            status = store.status(run_id)  # another process may have finished it meanwhile
+            if not restart and status in FINISHED:
+                return _finished(store, run_id)
+            run_dir = store.run_dir(run_id)
+            if restart:
+                checkpoint.discard(run_dir / checkpoint.RESUME)
+            state = checkpoint.load(run_dir / checkpoint.RESUME) if status and not restart else None
+            if state is None and first is None:
+                first = evaluate(prep, 0)
+                _check_stop_rules(spec, first)
+            store.begin(run_id, spec.canonical_json())
+            try:
+                result = _train(prep, store, state, first if state is None else None, progress,
+                                on_eval, n_threads)  # fmt: skip
+            except KeyboardInterrupt:
+                _record_end(store, run_id, "interrupted")
+                raise
+            except Exception as exc:
+                step = _record_end(store, run_id, "failed", traceback.format_exc())
+                if isinstance(exc, GenlabError):
+                    raise
+                raise GenlabError(f"run {run_id} failed at step {step}: {exc!r}") from exc
+    result.threads = n_threads
+    return result
+
+
+def _record_end(store: Store, run_id: str, status: str, error: str | None = None) -> int:
+    """Mark a run that stopped early; returns its last step. A store that cannot be written (a
+    full disk) leaves the run to read ``interrupted`` once this process ends."""
     try:
-        return _train(prep, store, state, first if state is None else None, progress, on_eval)
-    except KeyboardInterrupt:
-        store.finish(run_id, "interrupted", store.run(run_id)["step"], store.run(run_id)["wall_s"])
-        raise
-    except Exception as exc:
         row = store.run(run_id)
-        store.finish(run_id, "failed", row["step"], row["wall_s"], error=traceback.format_exc())
-        if isinstance(exc, GenlabError):
-            raise
-        raise GenlabError(f"run {run_id} failed at step {row['step']}: {exc!r}") from exc
+        store.finish(run_id, status, row["step"], row["wall_s"], error=error)
+        return int(row["step"])
+    except GenlabError:
+        return -1
 
 
 def _train(
@@ -166,6 +220,7 @@ def _train(
     first: Metrics | None,
     progress: bool,
     on_eval: Callable[[int, Metrics], None] | None,
+    n_threads: int,
 ) -> RunResult:
     spec, model = prep.spec, prep.model
     run_id, run_dir = spec.run_id, store.run_dir(spec.run_id)
@@ -228,9 +283,10 @@ def _train(
         bar.advance(step)
     wall = wall0 + time.perf_counter() - t0
     final = {f"{s}:{m}": v for (s, m), v in last.items()}
-    summary = {"final": final, "steps": step, "stopped_early": step < spec.steps and not error}
+    summary = {"final": final, "steps": step, "stopped_early": step < spec.steps and not error,
+               "threads": n_threads}  # fmt: skip
     if status == "done":
-        checkpoint.save(run_dir / checkpoint.FINAL, {"model": model.state_dict()})
-        (run_dir / checkpoint.RESUME).unlink(missing_ok=True)
+        checkpoint.save(run_dir / checkpoint.FINAL, {"model": model.state_dict()}, False)
+        checkpoint.discard(run_dir / checkpoint.RESUME)
     store.finish(run_id, status, step, wall, error=error, summary=summary)
     return RunResult(run_id, status, step, wall, final, resumed_from)

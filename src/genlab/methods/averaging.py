@@ -41,15 +41,23 @@ class EMAParams(ERMParams):
     start: int = Field(0, ge=0, description="first step averaged (the average starts as a copy)")
 
 
+def as_buffers(model: nn.Module) -> nn.Module:
+    """``model`` with every parameter turned into a buffer of the same name: the average is not
+    trained, so it is neither given to the optimiser nor counted among the run's parameters."""
+    for mod in model.modules():
+        for name, p in list(mod._parameters.items()):
+            del mod._parameters[name]
+            mod.register_buffer(name, None if p is None else p.detach())
+    return model
+
+
 class Averaged(nn.Module):
     """The live ``model`` and its ``average``; ``forward`` uses the average outside training."""
 
     def __init__(self, model: nn.Module) -> None:
         super().__init__()
         self.model = model
-        self.average = copy.deepcopy(model)
-        for p in self.average.parameters():
-            p.requires_grad_(False)
+        self.average = as_buffers(copy.deepcopy(model))
         self.register_buffer("n_averaged", torch.zeros((), dtype=torch.long))
         self.register_buffer("steps", torch.zeros((), dtype=torch.long))
 

@@ -90,7 +90,14 @@ class Student(nn.Module):
                 for head in self.heads]  # fmt: skip
 
 
-@METHODS.register("unic", UnicParams, papers=(77,), family="ensembles")
+def _tiny(root: object) -> dict[str, Any]:
+    """A two-step tiny CNN on ``colored_digits`` as the teacher (conformance)."""
+    from genlab.conformance.tiny import tiny_run
+
+    return {"teachers": [tiny_run("colored_digits", "cnn")], "hidden": 8}
+
+
+@METHODS.register("unic", UnicParams, papers=(77,), family="ensembles", tiny=_tiny)
 class Unic(Method):
     """Distil several teachers' features into the student, with a ladder and teacher dropping."""
 
@@ -107,13 +114,20 @@ class Unic(Method):
 
     def wrap(self, model: nn.Module) -> nn.Module:
         classifier(model)
+        if self.info.vocab_size is not None:
+            raise ValueError("method.name: unic distils pooled features of dense inputs; this task "
+                             "gives tokens (use a task with input_shape, e.g. digits)")  # fmt: skip
         dtype = next(model.parameters()).dtype
         probe = torch.zeros(2, *self.info.input_shape, dtype=dtype)
         was = model.training
         model.eval()
         with torch.no_grad():
             dims_in = [f.shape[1] for f in layer_features(model, probe)]
-            dims_out = [featurize(t.to(dtype), probe).shape[1] for t in self.teachers]
+            try:
+                dims_out = [featurize(t.to(dtype), probe).shape[1] for t in self.teachers]
+            except RuntimeError as exc:
+                raise ValueError(f"method.params.teachers: a teacher does not read this task's "
+                                 f"inputs {tuple(self.info.input_shape)}: {exc}") from None  # fmt: skip
         model.train(was)
         return Student(model, dims_in, dims_out, self.params).to(dtype)  # type: ignore[arg-type]
 

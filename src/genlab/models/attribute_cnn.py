@@ -48,7 +48,10 @@ class AttributeCNN(nn.Module):
         return self.heads(self.featurize(x)).view(-1, self.n_attr, self.n_out)
 
 
-@MODELS.register("attribute_cnn", AttributeCNNParams, papers=(59,), family="compositional")
+@MODELS.register(
+    "attribute_cnn", AttributeCNNParams, papers=(59,), family="compositional",
+    tiny={"channels": [8, 16], "embed_dim": 16},
+)  # fmt: skip
 def attribute_cnn(params: AttributeCNNParams, info: TaskInfo) -> nn.Module:
     """Small CNN with one read-out head per image attribute (Uselis et al., #59)."""
     return AttributeCNN(params, info)

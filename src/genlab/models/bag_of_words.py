@@ -2,7 +2,8 @@
 
 For the multi-label documents of Chai et al. (#71): token embeddings averaged over the document
 (padding, token 0, ignored), an MLP, then ``(N, n_groups, n_outputs)`` logits, one softmax per
-label group (topic, aspect), so per-row accuracy is "the exact label set".
+label group (topic, aspect), placed at the last positions of the row as the task's targets are
+(``tasks/multilabel_docs.py``), so per-row accuracy is "the exact label set".
 """
 
 from __future__ import annotations
@@ -41,10 +42,16 @@ class BowClassifier(nn.Module):
         return self.mlp(pooled)
 
     def forward(self, x: Tensor) -> Tensor:
-        return self.heads(self.featurize(x)).view(-1, self.n_groups, self.n_out)
+        heads = self.heads(self.featurize(x)).view(-1, self.n_groups, self.n_out)
+        out = heads.new_zeros(x.shape[0], x.shape[1], self.n_out)
+        out[:, -self.n_groups :] = heads
+        return out
 
 
-@MODELS.register("bow_classifier", BowParams, papers=(71,), family="compositional")
+@MODELS.register(
+    "bow_classifier", BowParams, papers=(71,), family="compositional",
+    tiny={"embed_dim": 8, "hidden": 16},
+)  # fmt: skip
 def bow_classifier(params: BowParams, info: TaskInfo) -> nn.Module:
     """Mean-pooled bag of words, an MLP, one head per label group (Chai et al., #71)."""
     return BowClassifier(params, info)

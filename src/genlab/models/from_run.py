@@ -68,7 +68,14 @@ def freeze_features(model: nn.Module, head: nn.Module) -> None:
     model.train()
 
 
-@MODELS.register("from_run", FromRunParams, papers=(16, 102))
+def _tiny(root: object) -> dict[str, str]:
+    """A two-step tiny CNN on ``colored_digits`` as the parent (conformance)."""
+    from genlab.conformance.tiny import tiny_run
+
+    return {"run": tiny_run("colored_digits", "cnn")}
+
+
+@MODELS.register("from_run", FromRunParams, papers=(16, 102), tiny=_tiny)
 def from_run(params: FromRunParams, info: TaskInfo) -> nn.Module:
     """A model starting from a finished run's weights; output layer kept, fresh or copied."""
     from genlab.weights.context import active_store

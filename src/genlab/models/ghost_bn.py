@@ -36,7 +36,7 @@ class GhostBNParams(Params):
     def _inner(cls, v: dict[str, Any]) -> dict[str, Any]:
         if set(v) - {"name", "params"} or "name" not in v:
             raise ValueError("model must be a table {name = ..., params = {...}}")
-        if v["name"] in ("ghost_bn", "from_run"):
+        if v["name"] in ("ghost_bn", "from_run", "soup"):
             raise ValueError(f"ghost_bn cannot wrap {v['name']!r}")
         params = MODELS.params(v["name"], v.get("params", {}), "model.params.model.params")
         return {"name": v["name"], "params": params.model_dump(mode="json")}
@@ -84,7 +84,10 @@ def ghostify(model: nn.Module, ghost_batch: int) -> int:
     return count
 
 
-@MODELS.register("ghost_bn", GhostBNParams, papers=(9,), family="training-regime")
+TINY = {"model": {"name": "cnn", "params": {"channels": [4], "pool_every": 1}}, "ghost_batch": 8}
+
+
+@MODELS.register("ghost_bn", GhostBNParams, papers=(9,), family="training-regime", tiny=TINY)
 def ghost_bn(params: GhostBNParams, info: TaskInfo) -> nn.Module:
     """A model whose BatchNorm layers use ghost batches (Hoffer et al., #9)."""
     entry = MODELS.get(params.model["name"])

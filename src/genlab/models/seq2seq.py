@@ -8,7 +8,7 @@ once and ``step(cache, token)`` gives the next position's logits, which the gree
 (``probes/exact_match.py``) uses to run free in O(length).
 
 ``seq2seq_rnn`` is the LSTM or GRU encoder-decoder, the family of Lake & Baroni's SCAN baselines
-(2018), here with Luong-style global attention (the decoder state queries the encoder states;
+(2018) that Zhou, Jiang & Bansal (#54) and Han & Padó (#57) start from, here with Luong-style global attention (the decoder state queries the encoder states;
 ``[state; context] -> tanh -> logits``) or none. The transformer encoder-decoder is in
 ``seq2seq_transformer.py``; the decoder-only variant (in-context episodes, #57) is the registered
 ``transformer``, which reads the same row as one causal sequence.
@@ -114,7 +114,10 @@ class RNNSeq2Seq(Seq2SeqBase):
         return self._read(h, cache["enc"], cache["pad"])[:, 0]
 
 
-@MODELS.register("seq2seq_rnn", RNNSeq2SeqParams, papers=(54, 57), family="compositional")
+@MODELS.register(
+    "seq2seq_rnn", RNNSeq2SeqParams, papers=(54, 57), family="compositional",
+    tiny={"hidden": 16, "embed_dim": 8},
+)  # fmt: skip
 def seq2seq_rnn(params: RNNSeq2SeqParams, info: TaskInfo) -> nn.Module:
     """LSTM/GRU encoder-decoder with attention, the SCAN baselines' family (Lake & Baroni 2018)."""
     return RNNSeq2Seq(params, info)

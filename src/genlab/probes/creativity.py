@@ -15,6 +15,7 @@ import torch
 from pydantic import Field
 from torch import nn
 
+from genlab.errors import SpecError
 from genlab.probes import PROBES
 from genlab.probes.base import EvalContext, ProbeResult
 from genlab.probes.exact_match import decode
@@ -71,6 +72,8 @@ class Scorer:
 def creativity(model: nn.Module, ctx: EvalContext, params: CreativityParams) -> ProbeResult:
     """Mean utility, novelty and utility x novelty of sampled walks, per temperature (#10)."""
     info = ctx.data.info
+    if "edges" not in info.extra or "prompts" not in ctx.data.test:
+        raise SpecError("creativity needs the concept_walks task (a graph and test/prompts)")
     split = ctx.data.test["prompts"]
     s, eos = int(info.extra["src_len"]), int(info.extra["eos"])
     scorer = Scorer(info.extra)

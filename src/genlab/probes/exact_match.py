@@ -15,6 +15,7 @@ import torch
 from pydantic import Field
 from torch import Tensor, nn
 
+from genlab.errors import SpecError
 from genlab.losses import IGNORE
 from genlab.probes import PROBES
 from genlab.probes.base import EVAL_CHUNK, EvalContext, ProbeResult
@@ -85,7 +86,7 @@ def exact_match(model: nn.Module, ctx: EvalContext, params: ExactMatchParams) ->
     """Share of rows whose greedy free-running output is exactly the target, per split."""
     info = ctx.data.info
     if info.extra.get("layout") != "seq2seq":
-        raise ValueError("exact_match needs a source -> target task (info.extra layout 'seq2seq')")
+        raise SpecError("exact_match needs a source -> target task (info.extra layout 'seq2seq')")
     s = int(info.extra["src_len"])
     was_training = model.training
     model.eval()

@@ -6,7 +6,8 @@ generalise to unseen combinations. The probe embeds the ``val`` and ``test`` ima
 and held-out combination) with the model's ``featurize``, averages per combination, fits the
 additive model (an intercept plus one vector per attribute value) by least squares across the
 combinations, and reports the share of the combination means' variance it explains as
-``model/factor_r2`` (1: perfectly additive). Targets are the attribute values, ``(N, n_attributes)``.
+``model/factor_r2`` (1: perfectly additive). The attribute values are the last ``n_attributes``
+target columns (all of them for ``comp_shapes``, the last two positions of ``multilabel_docs``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
+from genlab.errors import SpecError
 from genlab.probes import PROBES
 from genlab.probes.base import EVAL_CHUNK, EvalContext, ProbeResult
 from genlab.registry import NoParams
@@ -42,14 +44,14 @@ def factor_r2(model: nn.Module, ctx: EvalContext, params: NoParams) -> ProbeResu
     """R^2 of the additive factorisation of the model's embeddings over the attributes (#59)."""
     sizes = ctx.data.info.extra.get("attributes")
     if not sizes or not hasattr(model, "featurize"):
-        raise ValueError("factor_r2 needs an attribute task and a model with featurize()")
+        raise SpecError("factor_r2 needs an attribute task and a model with featurize()")
     was_training = model.training
     model.eval()
     feats, labels = [], []
     for name, split in ctx.splits.items():
         if name.split("/")[0] in ("val", "test"):
             feats.append(_features(model, split.x).double())
-            labels.append(split.y)
+            labels.append(split.y[:, -len(sizes) :])  # the attribute values: the last columns
     model.train(was_training)
     feats_all, y = torch.cat(feats), torch.cat(labels)
     combos, inverse = torch.unique(y, dim=0, return_inverse=True)

@@ -26,8 +26,9 @@ Executor = Callable[[Sequence[RunSpec], Store, bool], list[Outcome]]
 def pending(specs: Sequence[RunSpec], store: Store) -> tuple[list[RunSpec], list[Outcome]]:
     """Split specs into those to train and the outcomes of those that need nothing.
 
-    Finished ids (``done``, ``diverged``) are skipped; ids left ``running`` by a dead process count as pending (the engine
-    resumes them from their checkpoint); ids a live process is training are ``busy``.
+    Finished ids (``done``, ``diverged``) are skipped; ids whose process died (``interrupted``)
+    count as pending (the engine resumes them from their checkpoint); ids another live process
+    holds the lease of are ``busy`` (``genlab.store``).
     """
     todo: list[RunSpec] = []
     done: list[Outcome] = []
@@ -38,10 +39,11 @@ def pending(specs: Sequence[RunSpec], store: Store) -> tuple[list[RunSpec], list
             continue
         seen.add(rid)
         status = store.status(rid)
+        holder = store.holder(rid)
         if status in FINISHED:
             done.append(Outcome(rid, "skipped", None if status == "done" else status))
-        elif store.is_live(rid):
-            done.append(Outcome(rid, "busy", "being trained by another live process"))
+        elif holder is not None and not holder.is_me:
+            done.append(Outcome(rid, "busy", f"run {rid} is being trained by {holder}"))
         else:
             todo.append(spec)
     return todo, done

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from genlab.errors import SpecError
 from genlab.sweep.base import Executor
 
@@ -9,14 +11,15 @@ EXECUTORS = ("serial", "pool", "vmap", "ray")
 
 
 def make_executor(name: str, workers: int | None = None, address: str | None = None) -> Executor:
-    """``serial`` | ``pool`` (``workers``, default 2) | ``vmap`` | ``ray`` (``workers`` = tasks in
-    flight, ``address`` of a cluster). Options that do not apply to an executor are errors."""
+    """``serial`` | ``pool`` (``workers``, default 2) | ``vmap`` (``workers`` processes, default
+    one per core) | ``ray`` (``workers`` = tasks in flight, ``address`` of a cluster). Options
+    that do not apply to an executor are errors."""
     if name not in EXECUTORS:
         raise SpecError(f"executor must be one of {', '.join(EXECUTORS)}, got {name!r}")
     if workers is not None and workers < 1:
         raise SpecError(f"--workers must be >= 1, got {workers}")
-    if workers is not None and name in ("serial", "vmap"):
-        raise SpecError(f"--workers applies to the pool and ray executors, not to {name!r}")
+    if workers is not None and name == "serial":
+        raise SpecError("--workers applies to the pool, vmap and ray executors, not to 'serial'")
     if address is not None and name != "ray":
         raise SpecError(f"--address applies to the ray executor only, not to {name!r}")
     if name == "serial":
@@ -30,7 +33,7 @@ def make_executor(name: str, workers: int | None = None, address: str | None = N
     if name == "vmap":
         from genlab.sweep.vmap import vmap_executor
 
-        return vmap_executor()
+        return vmap_executor(workers=workers or os.cpu_count() or 1)
     from genlab.sweep.ray_exec import ray_executor
 
     return ray_executor(address=address, workers=workers)

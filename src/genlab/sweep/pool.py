@@ -1,10 +1,11 @@
 """The pool executor: N worker processes, each with its own store connection and torch threads.
 
 Workers are forked (on Linux; spawned elsewhere), so they start at once with torch, genlab and
-the registries the parent already loaded, and set their own torch thread count, as PyTorch's
-DataLoader workers do. Each worker opens the store itself and
-trains whole specs with ``genlab.engine.run_spec``; SQLite's write lock serialises their short
-transactions, so no result is lost. The parent only hands out specs and collects outcomes.
+the registries the parent already loaded. Each sets its torch threads to its share of the cores
+(a cap: ``genlab.engine.threads`` may choose fewer), opens the store itself and trains
+whole specs with ``genlab.engine.run_spec``; SQLite's write lock serialises their short
+transactions, so no result is lost. The parent only hands out specs and collects outcomes. A
+worker dies with the parent (``genlab.sweep.lifeline``), so a killed sweep leaves no workers.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ import os
 import sys
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 
-from genlab.errors import SpecError
+from genlab.errors import GenlabError, SpecError
 from genlab.spec import RunSpec
 from genlab.store import Store
 from genlab.sweep.base import Outcome, pending
@@ -30,11 +32,14 @@ def threads_per_worker(workers: int, total: int | None = None) -> int:
     return max(1, total // workers)
 
 
-def _init(root: str, threads: int) -> None:
+def _init(root: str, threads: int, parent: int) -> None:
     global _STORE
     import torch
 
-    torch.set_num_threads(threads)
+    from genlab.sweep.lifeline import die_with_parent
+
+    die_with_parent(parent)
+    torch.set_num_threads(threads)  # the engine's thread choice stays within it
     _STORE = Store(root)
 
 
@@ -65,10 +70,16 @@ def pool(workers: int, threads: int | None = None):
             return outcomes
         n = min(workers, len(todo))
         with ProcessPoolExecutor(n, mp_context=_context(), initializer=_init,
-                                 initargs=(str(store.root), per)) as ex:  # fmt: skip
+                                 initargs=(str(store.root), per, os.getpid())) as ex:  # fmt: skip
             futures = [ex.submit(_work, s.canonical_json()) for s in todo]
             for i, fut in enumerate(as_completed(futures), 1):
-                rid, status, error = fut.result()
+                try:
+                    rid, status, error = fut.result()
+                except BrokenProcessPool:
+                    raise GenlabError(
+                        "a pool worker died (killed, or out of memory); run the sweep again to "
+                        "resume it: finished runs are kept, the others resume from checkpoints"
+                    ) from None
                 outcomes.append(Outcome(rid, status, error))
                 if progress:
                     print(f"[{i}/{len(todo)}] {rid} {status}", file=sys.stderr, flush=True)

@@ -39,9 +39,11 @@ def train_pack(spec_jsons: list[str], threads: int = 1) -> list[dict]:
     import torch
 
     from genlab.spec import parse_spec
+    from genlab.sweep.lifeline import die_with_parent
     from genlab.sweep.transfer import export_runs
     from genlab.sweep.vmap import vmap_executor
 
+    die_with_parent()  # the worker's parent is its raylet (see ray_executor)
     torch.set_num_threads(threads)
     root = tempfile.mkdtemp(prefix="genlab-ray-")
     try:

@@ -1,12 +1,14 @@
-"""AdamW, Adam and SGD over stacked parameters ``(K, ...)`` with a learning rate and weight decay
-per replica: the update rules of ``torch.optim`` (single-tensor path), written out so that K models
-can differ in those scalars. State converts to and from each replica's ``torch.optim`` state dict,
-so a checkpoint written here resumes under ``genlab.engine.run_spec`` and the other way round.
+"""AdamW, Adam and SGD over K stacked models held as one flat ``(K, P)`` tensor, with a learning
+rate and weight decay per replica: the update rules of ``torch.optim`` (single-tensor path) written
+as a handful of whole-tensor operations, so one update costs the same few kernels whatever the
+number of parameters. State converts to and from each replica's ``torch.optim`` state dict, so a
+checkpoint written here resumes under ``genlab.engine.run_spec`` and the other way round.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import torch
 from torch import Tensor
@@ -14,83 +16,100 @@ from torch import Tensor
 from genlab.spec import OptimizerSpec
 
 
-def _per_replica(v: Tensor, like: Tensor) -> Tensor:
-    return v.view(-1, *([1] * (like.dim() - 1)))
+@dataclass(frozen=True)
+class Slot:
+    """Where one trainable parameter lives in a flat row: ``row[offset : offset + numel]``."""
+
+    name: str
+    offset: int
+    shape: tuple[int, ...]
+
+    @property
+    def numel(self) -> int:
+        return math.prod(self.shape)
 
 
 class VecOptimizer:
-    """One update of ``K`` stacked models. ``lr`` and ``weight_decay`` are ``(K,)`` float64."""
+    """One update of the flat parameters ``(K, P)``; ``lr`` and ``weight_decay`` are ``(K, 1)``.
 
-    def __init__(self, spec: OptimizerSpec, names: list[str], params: dict[str, Tensor]) -> None:
+    ``trainable`` lists the names ``torch.optim`` holds, in its order; ``slots`` the ones the loss
+    uses (the others never get a gradient, so ``torch.optim`` never touches them either).
+    """
+
+    def __init__(self, spec: OptimizerSpec, trainable: list[str], slots: list[Slot]) -> None:
         self.spec = spec
-        self.names = names
+        self.trainable = trainable
+        self.slots = {s.name: s for s in slots}
         self.step_count = 0
-        self.state: dict[str, dict[str, Tensor]] = {}
-        self._shapes = {n: params[n] for n in names}
+        self.state: dict[str, Tensor] = {}
+        self._wd: Tensor | None = None
+        self._decay = False
 
-    def update(
-        self, params: dict[str, Tensor], grads: dict[str, Tensor], lr: Tensor, wd: Tensor,
-        active: Tensor | None = None,
-    ) -> None:  # fmt: skip
-        """Apply one step in place; replicas where ``active`` is False keep their parameters."""
+    def update(self, p: Tensor, g: Tensor, lr: Tensor, wd: Tensor) -> None:
+        """Apply one step to ``p`` in place (``lr``, ``wd``: float64 ``(K, 1)``)."""
         self.step_count += 1
-        s = self.spec
-        for n in self.names:
-            if n not in grads:  # unused by the loss: torch.optim skips it (no decay, no state)
-                continue
-            p, g = params[n], grads[n]
-            lr_b, wd_b = _per_replica(lr, p), _per_replica(wd, p)
-            old = p.clone() if active is not None else None
-            st = self.state.setdefault(n, {})
-            if s.name == "sgd":
-                if wd.any():
-                    g = g + wd_b.to(p.dtype) * p
-                if s.momentum:
-                    buf = st.get("momentum_buffer")
-                    st["momentum_buffer"] = (
-                        g.clone() if buf is None else buf.mul_(s.momentum).add_(g)
-                    )
-                    g = st["momentum_buffer"]
-                p.sub_(lr_b.to(p.dtype) * g)
-            else:
-                b1, b2 = s.betas
-                if s.name == "adamw":
-                    p.mul_((1 - lr_b * wd_b).to(p.dtype))
-                elif wd.any():
-                    g = g + wd_b.to(p.dtype) * p
-                m = st.setdefault("exp_avg", torch.zeros_like(p))
-                v = st.setdefault("exp_avg_sq", torch.zeros_like(p))
-                m.lerp_(g, 1 - b1)
-                v.mul_(b2).addcmul_(g, g, value=1 - b2)
-                bc1 = 1 - b1**self.step_count
-                bc2_sqrt = math.sqrt(1 - b2**self.step_count)
-                denom = (v.sqrt() / bc2_sqrt).add_(1e-8)
-                p.sub_((lr_b / bc1).to(p.dtype) * (m / denom))
-            if old is not None:
-                p.copy_(torch.where(_per_replica(active, p), p, old))
+        s, dt = self.spec, p.dtype
+        if wd is not self._wd:  # read once per weight-decay vector, not every step
+            self._wd, self._decay = wd, bool(wd.any())
+        decay = self._decay
+        if s.name == "sgd":
+            if decay:
+                g = g + wd.to(dt) * p
+            if s.momentum:
+                buf = self.state.get("momentum_buffer")
+                if buf is None:
+                    buf = self.state["momentum_buffer"] = g.clone()
+                else:
+                    buf.mul_(s.momentum).add_(g)
+                g = buf
+            p.addcmul_(g, (-lr).to(dt))
+            return
+        b1, b2 = s.betas
+        if s.name == "adamw":
+            if decay:
+                p.mul_((1 - lr * wd).to(dt))
+        elif decay:
+            g = g + wd.to(dt) * p
+        if not self.state:
+            self.state = {"exp_avg": torch.zeros_like(p), "exp_avg_sq": torch.zeros_like(p)}
+        m, v = self.state["exp_avg"], self.state["exp_avg_sq"]
+        m.lerp_(g, 1 - b1)
+        v.mul_(b2).addcmul_(g, g, value=1 - b2)
+        bc1 = 1 - b1**self.step_count
+        bc2_sqrt = math.sqrt(1 - b2**self.step_count)
+        denom = (v.sqrt() / bc2_sqrt).add_(1e-8)
+        p.addcmul_(m / denom, (-lr / bc1).to(dt))
+
+    def keep(self, rows: Tensor) -> None:
+        """Keep only the replicas ``rows`` (the others finished)."""
+        self.state = {k: t[rows] for k, t in self.state.items()}
 
     # ---- conversion to and from torch.optim state of one replica ------------------------------
 
     def replica_state(self, k: int) -> list[dict[str, Tensor]]:
-        """The ``torch.optim`` per-parameter state of replica ``k`` (in ``names`` order)."""
-        out = []
-        for n in self.names:
-            st = self.state.get(n, {})
-            if self.spec.name == "sgd":
-                out.append({"momentum_buffer": st["momentum_buffer"][k].clone()}
-                           if "momentum_buffer" in st else {})  # fmt: skip
-            elif st:
-                out.append({"step": torch.tensor(float(self.step_count)),
-                            "exp_avg": st["exp_avg"][k].clone(),
-                            "exp_avg_sq": st["exp_avg_sq"][k].clone()})  # fmt: skip
-            else:
+        """The ``torch.optim`` per-parameter state of replica ``k`` (in ``trainable`` order)."""
+        out: list[dict[str, Tensor]] = []
+        for name in self.trainable:
+            slot = self.slots.get(name)
+            if slot is None or not self.state:
                 out.append({})
+                continue
+            part = {key: t[k, slot.offset : slot.offset + slot.numel].view(slot.shape).clone()
+                    for key, t in self.state.items()}  # fmt: skip
+            if self.spec.name != "sgd":
+                part["step"] = torch.tensor(float(self.step_count))
+            out.append(part)
         return out
 
-    def load_replicas(self, states: list[list[dict[str, Tensor]]], step: int) -> None:
-        """Stack the per-replica ``torch.optim`` states (all at the same ``step``)."""
+    def load_replicas(self, states: list[list[dict[str, Tensor]]], step: int, like: Tensor) -> None:
+        """Stack the per-replica ``torch.optim`` states (all at the same ``step``) like ``like``."""
         self.step_count = step
         self.state = {}
-        for j, n in enumerate(self.names):
-            keys = states[0][j].keys() - {"step"}
-            self.state[n] = {key: torch.stack([s[j][key] for s in states]) for key in keys}
+        for j, name in enumerate(self.trainable):
+            slot = self.slots.get(name)
+            if slot is None:
+                continue
+            for key in states[0][j].keys() - {"step"}:
+                flat = self.state.setdefault(key, torch.zeros_like(like))
+                rows = torch.stack([s[j][key].reshape(-1) for s in states])
+                flat[:, slot.offset : slot.offset + slot.numel] = rows

@@ -70,7 +70,10 @@ class Graph:
         return [self.node0 + nodes[0], self.node0 + nodes[-1], self.label0 + lab]
 
 
-@TASKS.register("concept_walks", WalkParams, papers=(10,), family="compositional")
+@TASKS.register(
+    "concept_walks", WalkParams, papers=(10,), family="compositional",
+    tiny={"n_nodes": 20, "n_train": 500, "n_val": 50, "n_test": 50},
+)  # fmt: skip
 def concept_walks(params: WalkParams, data_seed: int) -> TaskData:
     """Constrained walks on a labelled concept graph (Schapiro et al., #10)."""
     rng = np.random.default_rng(data_seed)

@@ -33,7 +33,11 @@ class EasyHardParams(Params):
     n_test: int = Field(2000, ge=10, le=100_000)
 
 
-@TASKS.register("easy_hard_features", EasyHardParams, papers=(80,), family="training-regime")
+TINY = {"dim": 8, "n_train": 200, "n_test": 400}
+
+
+@TASKS.register("easy_hard_features", EasyHardParams, papers=(80,), family="training-regime",
+                tiny=TINY)  # fmt: skip
 def easy_hard_features(params: EasyHardParams, data_seed: int) -> TaskData:
     """A fast feature in most examples and a weak slow one in all (Nguyen et al., #80)."""
     p = params

@@ -13,11 +13,14 @@ Splits (answers are the masked last slot, read at the last position of ``[subjec
 ``test/inference`` (``e CAN ?`` for premised entities: supported by their premises, never stated),
 ``test/control`` (``e CAN ?`` for control entities: chance unless the model guesses by frequency).
 The paper's claim is that inference does not rise over training above the control while premise
-recall does. A masked LM reduces here to predicting the final slot, which a causal transformer
+recall does. ``property_of="entity"`` draws every entity's property on its own instead of from its
+category (the ``c CAN p`` facts stay, unrelated): then nothing supports the inference, a control. A masked LM reduces here to predicting the final slot, which a causal transformer
 reads at the last position; that is the deviation from BERT-style pretraining.
 """
 
 from __future__ import annotations
+
+from typing import Literal
 
 import numpy as np
 import torch
@@ -37,6 +40,9 @@ class FactParams(Params):
     stated: float = Field(0.5, gt=0, lt=1, description="entities whose 'e can p' is trained")
     premised: float = Field(0.5, gt=0, lt=1, description="of the others: keep 'e is c'")
     repeat: int = Field(4, ge=1, description="copies of each training sentence")
+    property_of: Literal["category", "entity"] = Field(
+        "category", description="an entity's property: its category's, or drawn on its own"
+    )
 
     @model_validator(mode="after")
     def _check(self) -> FactParams:
@@ -46,13 +52,17 @@ class FactParams(Params):
         return self
 
 
-@TASKS.register("fact_corpus", FactParams, papers=(68,), family="compositional")
+@TASKS.register(
+    "fact_corpus", FactParams, papers=(68,), family="compositional",
+    tiny={"n_entities": 100, "repeat": 2},
+)  # fmt: skip
 def fact_corpus(params: FactParams, data_seed: int) -> TaskData:
     """Templated facts with injected premises; probe unsupported inferences (Porada et al., #68)."""
     rng = np.random.default_rng(data_seed)
     e, c, p = params.n_entities, params.n_categories, params.n_properties
     category = rng.integers(0, c, e)
     prop = rng.integers(0, p, c)
+    own = prop[category] if params.property_of == "category" else rng.integers(0, p, e)
     ent0, cat0 = 0, e
     is_tok, can_tok = e + c, e + c + 1  # answers: categories 0..c-1, then properties c..c+p-1
     order = rng.permutation(e)
@@ -68,7 +78,7 @@ def fact_corpus(params: FactParams, data_seed: int) -> TaskData:
     parts = [
         rows(ent0 + with_premise, is_tok, category[with_premise]),
         rows(cat0 + np.arange(c), can_tok, c + prop),
-        rows(ent0 + stated, can_tok, c + prop[category[stated]]),
+        rows(ent0 + stated, can_tok, c + own[stated]),
     ]
     x = np.concatenate([a for a, _ in parts]).repeat(params.repeat, 0)
     y = np.concatenate([b for _, b in parts]).repeat(params.repeat, 0)
@@ -79,8 +89,8 @@ def fact_corpus(params: FactParams, data_seed: int) -> TaskData:
 
     test = {
         "premise": split(premised, is_tok, category[premised], {"shift": "premise"}),
-        "inference": split(premised, can_tok, c + prop[category[premised]], {"shift": "inference"}),
-        "control": split(control, can_tok, c + prop[category[control]], {"shift": "control"}),
+        "inference": split(premised, can_tok, c + own[premised], {"shift": "inference"}),
+        "control": split(control, can_tok, c + own[control], {"shift": "control"}),
     }
     info = TaskInfo(
         kind="classification", n_outputs=c + p, vocab_size=e + c + 2, seq_len=2, chance=1 / p,

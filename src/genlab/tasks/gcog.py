@@ -110,7 +110,10 @@ def _tree(depth: int, branches: tuple[str, str] | None, board, v, rng):  # noqa:
     return [v.op0] + cond + ta + tb, ya if truth == v.yes else yb
 
 
-@TASKS.register("gcog", GCogParams, papers=(41,), family="compositional")
+@TASKS.register(
+    "gcog", GCogParams, papers=(41,), family="compositional",
+    tiny={"n_train": 500, "n_val": 50, "n_test": 50},
+)  # fmt: skip
 def gcog(params: GCogParams, data_seed: int) -> TaskData:
     """Boards of coloured shapes and instruction trees; distractor, systematic and productive
     splits (Ito et al., gCOG, #41)."""

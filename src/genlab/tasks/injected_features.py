@@ -66,7 +66,10 @@ def make(p: InjectedParams, n: int, rng: np.random.Generator, training: bool) ->
     return Split(torch.tensor(np.concatenate(parts, 1)), torch.tensor(y), {})
 
 
-@TASKS.register("injected_features", InjectedParams, papers=(119,), family="compositional")
+@TASKS.register(
+    "injected_features", InjectedParams, papers=(119,), family="compositional",
+    tiny={"n_val": 100, "n_test": 500},
+)  # fmt: skip
 def injected_features(params: InjectedParams, data_seed: int) -> TaskData:
     """Grids labelled by a local pattern, with injected program features (G-SSNN, #119)."""
     rng = np.random.default_rng(data_seed)

@@ -96,7 +96,8 @@ def paint(images: Tensor, classes: Tensor, palettes: Tensor) -> Tensor:
     return x
 
 
-@TASKS.register("multicolor_digits", MultiColorParams, papers=(16,), family="ensembles")
+@TASKS.register("multicolor_digits", MultiColorParams, papers=(16,), family="ensembles",
+                tiny={"train_size": 100, "val_size": 20, "test_repeats": 1})  # fmt: skip
 def multicolor_digits(params: MultiColorParams, data_seed: int) -> TaskData:
     """Digits with K class-tied colour patches; ``test/ood`` randomises the patches (#16)."""
     p = params
@@ -148,7 +149,8 @@ class GaussianSpuriousParams(Params):
         return self
 
 
-@TASKS.register("gaussian_spurious", GaussianSpuriousParams, papers=(16,), family="ensembles")
+@TASKS.register("gaussian_spurious", GaussianSpuriousParams, papers=(16,), family="ensembles",
+                tiny={"dim": 4, "n_spurious": 3, "n_train": 200, "n_test": 200})  # fmt: skip
 def gaussian_spurious(params: GaussianSpuriousParams, data_seed: int) -> TaskData:
     """One invariant and many spurious Gaussian features (Lin et al.'s model, #16)."""
     p = params

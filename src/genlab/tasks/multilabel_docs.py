@@ -10,7 +10,10 @@ unseen pair they are words never seen. Pairs train or test by ``coverage`` (``ta
 
 ``augment`` > 0 adds that many spliced documents per held-out pair, the stand-in for the paper's
 generation models: the topic segment of a training document with the topic, the aspect segment of
-one with the aspect. Targets are ``(topic, aspect)`` (per-row accuracy: the exact label set).
+one with the aspect. Targets follow the sequence convention, one per position: ``IGNORE`` except
+the last two positions, which hold the topic and the aspect (per-row accuracy: the exact label set;
+``bow_classifier`` puts its two heads there, a causal sequence model reads them off its last
+positions).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import numpy as np
 import torch
 from pydantic import Field
 
+from genlab.losses import IGNORE
 from genlab.tasks import TASKS
 from genlab.tasks.base import Split, TaskData, TaskInfo
 from genlab.tasks.combos import ComboParams, combination_split
@@ -74,21 +78,26 @@ def multilabel_docs(params: DocsParams, data_seed: int) -> TaskData:
     trained, held = combination_split((params.n_topics, params.n_aspects), params.coverage, rng)
     vocab = Vocab(params)
 
+    def labelled(x: np.ndarray, pairs: np.ndarray, meta: dict) -> Split:
+        y = torch.full(x.shape, IGNORE, dtype=torch.long)
+        y[:, -2:] = torch.tensor(pairs)
+        return Split(torch.tensor(x), y, meta)
+
     def split(pairs: np.ndarray, k: int, meta: dict) -> Split:
         rows = np.repeat(pairs, k, axis=0)
-        top, asp = vocab.docs(rows, rng)
-        return Split(torch.tensor(np.concatenate([top, asp], 1)), torch.tensor(rows), meta)
+        return labelled(np.concatenate(vocab.docs(rows, rng), 1), rows, meta)
 
     train = split(trained, params.per_combo, {})
     if params.augment:  # splice: a topic segment and an aspect segment from different documents
         rows = np.repeat(held, params.augment, axis=0)
         top, asp = np.split(train.x.numpy(), 2, axis=1)
-        by_topic = [np.flatnonzero(train.y[:, 0].numpy() == t) for t in range(params.n_topics)]
-        by_aspect = [np.flatnonzero(train.y[:, 1].numpy() == a) for a in range(params.n_aspects)]
+        labels = train.y[:, -2:].numpy()
+        by_topic = [np.flatnonzero(labels[:, 0] == t) for t in range(params.n_topics)]
+        by_aspect = [np.flatnonzero(labels[:, 1] == a) for a in range(params.n_aspects)]
         ti = np.array([rng.choice(by_topic[t]) for t in rows[:, 0]])
         ai = np.array([rng.choice(by_aspect[a]) for a in rows[:, 1]])
-        spliced = torch.tensor(np.concatenate([top[ti], asp[ai]], 1))
-        train = Split(torch.cat([train.x, spliced]), torch.cat([train.y, torch.tensor(rows)]), {})
+        spliced = labelled(np.concatenate([top[ti], asp[ai]], 1), rows, {})
+        train = Split(torch.cat([train.x, spliced.x]), torch.cat([train.y, spliced.y]), {})
     val = {"main": split(trained, params.n_val, {})} if params.n_val else {}
     test = {"heldout": split(held, params.n_test, {"shift": "heldout"})}
     info = TaskInfo(

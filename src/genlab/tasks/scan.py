@@ -87,7 +87,10 @@ def _subsample(cmds: list[str], n: int | None, rng: np.random.Generator) -> list
     return [cmds[i] for i in sorted(rng.choice(len(cmds), size=n, replace=False))]
 
 
-@TASKS.register("scan", ScanParams, papers=(54, 57, 63), family="compositional")
+@TASKS.register(
+    "scan", ScanParams, papers=(54, 57, 63), family="compositional",
+    tiny={"n_val": 50, "n_train": 1000, "n_test": 200},
+)  # fmt: skip
 def scan(params: ScanParams, data_seed: int) -> TaskData:
     """SCAN commands -> action sequences, standard splits (Lake & Baroni 2018; #54, #57, #63)."""
     grammar = params.grammar()

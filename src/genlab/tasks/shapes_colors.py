@@ -9,9 +9,13 @@ combination) are the knobs the paper sweeps: at a fixed total, more coverage mea
 per combination. ``val/main`` has fresh images of the trained combinations, ``test/heldout`` of the
 held-out ones (``tasks/combos.py``).
 
-``entangled=True`` is a negative control: colour value ``c`` is painted with palette entry
-``(c + shape) mod n_colors``, so the pixels of "colour c" differ from shape to shape and the
-attributes no longer compose additively in the input; coverage should then not buy generalization.
+``entangled=True`` is a negative control: each shape paints colour value ``c`` with its own
+palette entry (a random permutation of the palette per shape, drawn from ``data_seed``), so the
+pixels of "colour c" differ from shape to shape and the attributes no longer compose in the input:
+the colour of an unseen combination cannot be read off its pixels, and coverage should not buy
+generalization. (A fixed shift ``(c + shape) mod n`` would make every held-out combination
+systematically wrong, an accuracy of exactly 0 that the floor guard cannot tell from failure; a
+random permutation leaves the colour right by chance, about 1 in ``n_colors``, above the floor.)
 """
 
 from __future__ import annotations
@@ -49,10 +53,11 @@ def _masks(u: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 
 def render(
-    combos: np.ndarray, n_colors: int, rng: np.random.Generator, entangled: bool = False,
+    combos: np.ndarray, rng: np.random.Generator, paint: np.ndarray | None = None,
     jitter: float = 1.5, noise: float = 0.05,
 ) -> torch.Tensor:  # fmt: skip
-    """Images ``(N, 3, 16, 16)`` for rows ``(shape, colour[, size])`` of ``combos``."""
+    """Images ``(N, 3, 16, 16)`` for rows ``(shape, colour[, size])`` of ``combos``; ``paint``
+    ``(n_shapes, n_colors)`` maps a shape's colour value to its palette entry (default: itself)."""
     n = len(combos)
     shape, colour = combos[:, 0], combos[:, 1]
     scale = np.array(SCALES)[combos[:, 2]] if combos.shape[1] > 2 else np.full(n, SCALES[1])
@@ -62,8 +67,8 @@ def render(
     u = (xx[None] - cx[:, None, None]) / scale[:, None, None]
     v = (cy[:, None, None] - yy[None]) / scale[:, None, None]
     mask = _masks(u, v)[shape, np.arange(n)]
-    paint = (colour + shape) % n_colors if entangled else colour
-    rgb = PALETTE[paint] + rng.normal(0, noise, (n, 3))
+    entry = paint[shape, colour] if paint is not None else colour
+    rgb = PALETTE[entry] + rng.normal(0, noise, (n, 3))
     img = mask[:, None] * rgb[:, :, None, None] + rng.normal(0, noise, (n, 3, SIZE, SIZE))
     return torch.tensor(img, dtype=torch.float32)
 
@@ -74,7 +79,7 @@ class ShapesParams(ComboParams):
     n_shapes: int = Field(8, ge=2, le=8)
     n_colors: int = Field(8, ge=2, le=8)
     n_sizes: int = Field(1, ge=1, le=3, description="1: no size attribute; 2-3: a third one")
-    entangled: bool = Field(False, description="negative control: colour depends on the shape")
+    entangled: bool = Field(False, description="negative control: palette per shape")
     jitter: float = Field(1.5, ge=0, le=4, description="position jitter in pixels")
 
     def split_sizes(self) -> tuple[int, ...]:
@@ -88,10 +93,12 @@ def comp_shapes(params: ShapesParams, data_seed: int) -> TaskData:
     rng = np.random.default_rng(data_seed)
     sizes = params.split_sizes()
     trained, held = combination_split(sizes, params.coverage, rng)
+    paint = (np.stack([rng.permutation(params.n_colors) for _ in range(params.n_shapes)])
+             if params.entangled else None)  # fmt: skip
 
     def split(combos: np.ndarray, k: int, meta: dict) -> Split:
         rows = np.repeat(combos, k, axis=0)
-        x = render(rows, params.n_colors, rng, params.entangled, params.jitter)
+        x = render(rows, rng, paint, params.jitter)
         return Split(x, torch.tensor(rows, dtype=torch.long), meta)
 
     train = {"main": split(trained, params.per_combo, {"combos": len(trained)})}

@@ -68,7 +68,10 @@ class SkillMixParams(Params):
         return self
 
 
-@TASKS.register("skill_mix", SkillMixParams, papers=(56,), family="compositional")
+@TASKS.register(
+    "skill_mix", SkillMixParams, papers=(56,), family="compositional",
+    tiny={"n_train": 500, "n_val": 50, "n_test": 50},
+)  # fmt: skip
 def skill_mix(params: SkillMixParams, data_seed: int) -> TaskData:
     """Compositions of k string skills; test larger k and held-out skills (Zhao et al., #56)."""
     rng = np.random.default_rng(data_seed)

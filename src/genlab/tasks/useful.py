@@ -75,7 +75,16 @@ def upsample(split: Split, chosen: Tensor, factor: int) -> Split:
     return Split(split.x[idx], split.y[idx], meta)
 
 
-@TASKS.register("useful", UsefulParams, papers=(80,), family="training-regime")
+def _tiny(root: object) -> dict[str, Any]:
+    """A two-step MLP run on the tiny ``easy_hard_features`` as the early run (conformance)."""
+    from genlab.conformance.tiny import tiny_run
+    from genlab.tasks.easy_hard import TINY
+
+    return {"task": {"name": "easy_hard_features", "params": TINY},
+            "run": tiny_run("easy_hard_features", "mlp")}  # fmt: skip
+
+
+@TASKS.register("useful", UsefulParams, papers=(80,), family="training-regime", tiny=_tiny)
 def useful(params: UsefulParams, data_seed: int) -> TaskData:
     """A task whose slow-learnable training examples are upsampled once (Nguyen et al., #80)."""
     from genlab.weights.context import active_store

@@ -28,7 +28,7 @@ from genlab.spec import Component, RunSpec, parse_spec
 from genlab.store import Store
 from genlab.tasks import TASKS, TaskData, TaskInfo
 
-FROM_RUN = "from_run"
+FROM_RUN, SOUP = "from_run", "soup"
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 State = dict[str, Tensor]
 
@@ -57,8 +57,11 @@ def build_task_data(spec: RunSpec) -> TaskData:
 
 
 def parent_of(spec: RunSpec) -> str | None:
-    """The run whose weights initialise this one, if its model is ``from_run``."""
-    return spec.model.params["run"] if spec.model.name == FROM_RUN else None
+    """The run whose weights initialise this one: a ``from_run`` model's parent, a ``soup``'s
+    first ingredient (its architecture)."""
+    if spec.model.name == FROM_RUN:
+        return spec.model.params["run"]
+    return spec.model.params["runs"][0] if spec.model.name == SOUP else None
 
 
 def lineage(store: Store, run_id: str) -> list[tuple[str, RunSpec]]:
@@ -184,3 +187,13 @@ def check_same_shapes(states: list[State], names: list[str]) -> None:
                     f"run {name}: {k} has shape {tuple(v.shape)}, {names[0]} has "
                     f"{tuple(ref[k].shape)}"
                 )
+
+
+def plain_module(model: nn.Module, spec: RunSpec, info: TaskInfo, store: Store) -> nn.Module:
+    """The bare architecture of a live run's ``model`` (the method's wrapping removed through its
+    ``plain_state``), or ``model`` itself when its method does not wrap it; global RNG untouched."""
+    cls = METHODS.get(spec.method.name).obj
+    if not hasattr(cls, "plain_state"):
+        return model
+    state = cls.plain_state({k: v.detach() for k, v in model.state_dict().items()})
+    return load_into(build_plain(store, spec, info), state, f"run {spec.run_id}").eval()

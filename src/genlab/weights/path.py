@@ -102,6 +102,13 @@ def interpolation_path(
     sa, sb = plain_state(store, run_a), plain_state(store, run_b)
     check_same_shapes([sa, sb], [run_a, run_b])
     model = load_into(build_plain(store, spec_b, data.info), sb, f"run {run_b}")
+    return path_scores(model, sa, sb, lambdas, data, bn, shared)
+
+
+def path_scores(model: nn.Module, sa: State, sb: State, lambdas: list[float], data: TaskData,
+                bn: str = "interpolate", shared: str = "") -> PathResult:  # fmt: skip
+    """Accuracy and loss per split of ``model`` loaded with ``interpolate(sa, sb, lam)`` at each
+    ``lam``, with every example's correctness."""
     rows, kept = [], {}
     for lam in lambdas:
         for name, (ok, loss) in scores(evaluate_state(model, interpolate(sa, sb, lam), data, bn),
