@@ -17,7 +17,7 @@ The ``influence_estimators`` probe records how EK-FAC and the curvature-free gra
 product agree with the exact inverse: Pearson and Spearman correlations over every (query,
 training sample) pair, queries from the first held-out split. Pearson weighs the large
 influences an analysis looks at; Spearman weighs the mass of near-zero ones equally. Influence
-functions assume a trained model: at step 0 the probe records nothing.
+functions assume a trained model: the claims read the value at the end of training.
 """
 
 from __future__ import annotations
@@ -38,7 +38,8 @@ from genlab.registry import Params
 def linear_layers(model: nn.Module) -> list[nn.Linear]:
     """The model's linear layers; ``SpecError`` when other parameters train (EK-FAC here covers
     linear layers only, the exact inverse every parameter: they must be the same set)."""
-    layers = [m for m in model.modules() if isinstance(m, nn.Linear)]
+    layers = [m for m in model.modules() if isinstance(m, nn.Linear)
+              if all(p.requires_grad for p in m.parameters())]  # fmt: skip
     ids = {id(p) for m in layers for p in m.parameters()}
     other = [k for k, p in model.named_parameters() if p.requires_grad and id(p) not in ids]
     if other or not layers:
@@ -134,8 +135,6 @@ def influence_estimators(
     if sum(p.numel() for k, p in model.named_parameters() if k in names) > params.max_params:
         raise SpecError(f"influence_estimators.max_params: the model has more than "
                         f"{params.max_params} parameters")  # fmt: skip
-    if ctx.step == 0:
-        return {}
     q = held[0]
     qi = subsample(len(q), params.max_queries, ctx, salt=131)
     out: ProbeResult = {}

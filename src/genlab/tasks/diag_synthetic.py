@@ -2,8 +2,8 @@
 measured, not a trained model.
 
 - ``plane_grid`` (Teney et al., "Neural Redshift", #85): the ``grid x grid`` lattice of
-  ``[-1, 1]^2`` (row-major), labelled by the quadrant sign of ``u v`` so that it trains; the
-  complexity claims evaluate untrained networks on it (``function_complexity``,
+  ``[-1, 1]^2`` (row-major), labelled by the side of the diagonal (``u + v > 0``) so that even
+  a linear model trains; the complexity claims evaluate untrained networks on it (``function_complexity``,
   ``inputs="grid"``). ``test/uniform``: uniform points of the square.
 - ``intrinsic_dim`` (Boopathy et al., #43, #45): binary labels on data of intrinsic dimension
   ``d`` in an ambient space of dimension ``D``
@@ -29,8 +29,8 @@ class PlaneGridParams(Params):
     n_test: int = Field(1000, ge=1, le=100_000, description="uniform test points")
 
 
-def _quadrant(x: torch.Tensor) -> torch.Tensor:
-    return (x[:, 0] * x[:, 1] > 0).long()
+def _side(x: torch.Tensor) -> torch.Tensor:
+    return (x[:, 0] + x[:, 1] > 0).long()
 
 
 @TASKS.register("plane_grid", PlaneGridParams, papers=(85,), family="diag",
@@ -41,9 +41,9 @@ def plane_grid(params: PlaneGridParams, data_seed: int) -> TaskData:
     gen = torch.Generator().manual_seed(data_seed)
     x_te = torch.rand(params.n_test, 2, generator=gen) * 2 - 1
     return TaskData(
-        train={"main": Split(x, _quadrant(x), {"grid": params.grid})},
+        train={"main": Split(x, _side(x), {"grid": params.grid})},
         val={},
-        test={"uniform": Split(x_te, _quadrant(x_te))},
+        test={"uniform": Split(x_te, _side(x_te))},
         info=TaskInfo(kind="classification", n_outputs=2, input_shape=(2,), chance=0.5),
     )
 
