@@ -14,7 +14,7 @@ from genlab.conformance.checks import UNKNOWN_KEY, invalid_values
 from genlab.conformance.tiny import registry
 from genlab.spec import RunSpec
 from genlab.store import Store
-from genlab.weights.context import using_store
+from genlab.store_context import using_store
 
 ALL = components()
 # torch.func on CPU attention (the per-sample-gradient probes and methods): correct, only slower

@@ -14,7 +14,7 @@ from genlab.cli import app
 from genlab.engine import run_spec
 from genlab.errors import SpecError
 from genlab.spec import parse_spec
-from genlab.weights.context import using_store
+from genlab.store_context import using_store
 from genlab.weights.load import check_shared_init, head_of, load_model, plain_state
 from genlab.weights.ops import average, greedy_soup, interpolate, recompute_bn, uniform_soup
 from genlab.weights.path import (

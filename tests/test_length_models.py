@@ -110,7 +110,9 @@ def test_max_len_error_is_a_spec_error_before_writing(tmp_path) -> None:
     assert store.runs().empty
 
 
-@pytest.mark.parametrize("pe", ["none", "learned", "sinusoidal", "t5", "alibi", "rope"])
+@pytest.mark.parametrize(
+    "pe", ["none", "learned", "sinusoidal", "t5", "alibi", "rope", "hard_alibi"]
+)
 def test_transformer_encodings_are_causal_and_last_only_agrees(pe: str) -> None:
     model = build("transformer", d_model=16, n_heads=2, n_layers=2, positional=pe).eval()
     x = torch.randint(2, 6, (3, 12))
@@ -157,7 +159,8 @@ def test_length_probe_per_sequence_per_token_and_out_of_range() -> None:
     y_short = torch.tensor([[IGNORE, 0, 1]] * 2)
     y_long = torch.tensor([[IGNORE, 0, 1, 1]] * 2)
     data = TaskData(
-        train={"main": Split(torch.zeros(2, 3, dtype=torch.long), y_short)}, val={},
+        train={"main": Split(torch.zeros(2, 3, dtype=torch.long), y_short)},
+        val={"main": Split(torch.zeros(2, 4, dtype=torch.long), y_long)},
         test={"len_003": Split(torch.zeros(2, 3, dtype=torch.long), y_short, {"length": 3}),
               "len_006": Split(torch.zeros(2, 4, dtype=torch.long), y_long, {"length": 6})},
         info=TaskInfo("sequence", 2, vocab_size=2, extra={"train_length": 4}),
@@ -167,10 +170,14 @@ def test_length_probe_per_sequence_per_token_and_out_of_range() -> None:
     right = torch.nn.functional.one_hot(y_short.clamp(min=0), 2).float()
     wrong_first = torch.nn.functional.one_hot(y_long.clamp(min=0), 2).float()
     wrong_first[0, 1] = wrong_first[0, 1].flip(0)  # one wrong token in one sequence
-    ctx._cache = {"train/main": right, "test/len_003": right, "test/len_006": wrong_first}
+    ctx._cache = {"train/main": right, "val/main": wrong_first, "test/len_003": right,
+                  "test/len_006": wrong_first}  # fmt: skip
     out = PROBES.get("length_accuracy").obj(model, ctx, None)
     assert out[("test/len_003", "accuracy")] == 1.0
     assert out[("test/len_006", "accuracy")] == 0.5
     assert out[("test/len_006", "token_accuracy")] == pytest.approx(5 / 6)
     assert out[(OUT_OF_RANGE, "accuracy")] == 0.5  # only length 6 is beyond training
     assert out[(OUT_OF_RANGE, "accuracy_min")] == 0.5
+    assert out[("val/main", "accuracy")] == 0.5  # the fit check's number, without train/main
+    assert out[("val/main", "token_accuracy")] == pytest.approx(5 / 6)
+    assert ("train/main", "accuracy") not in out

@@ -38,8 +38,8 @@ from genlab.models import MODELS
 from genlab.probes import PROBES, EvalContext
 from genlab.spec import RunSpec
 from genlab.store import Store
+from genlab.store_context import using_store
 from genlab.tasks import TASKS, TaskData
-from genlab.weights.context import using_store
 
 Metrics = dict[tuple[str, str], float]
 DTYPES = {"float32": torch.float32, "float64": torch.float64}

@@ -103,7 +103,7 @@ class Unic(Method):
 
     def __init__(self, params: UnicParams, info: TaskInfo) -> None:
         super().__init__(params, info)
-        from genlab.weights.context import active_store
+        from genlab.store_context import active_store
         from genlab.weights.load import load_model
 
         store = active_store()

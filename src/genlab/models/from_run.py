@@ -9,7 +9,7 @@ fine-tunings from different parents can still be averaged) or copied from anothe
 LP-FT). ``freeze="features"`` trains the output layer only and keeps the rest in eval mode
 (batch-norm statistics frozen): a linear probe. This is how WiSE-FT's fine-tuned endpoint starts
 from the pre-trained one (Lin et al., #16). The parent is read from the store the run is trained
-into (``genlab.weights.context``).
+into (``genlab.store_context``).
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def _tiny(root: object) -> dict[str, str]:
 @MODELS.register("from_run", FromRunParams, papers=(16, 102), tiny=_tiny)
 def from_run(params: FromRunParams, info: TaskInfo) -> nn.Module:
     """A model starting from a finished run's weights; output layer kept, fresh or copied."""
-    from genlab.weights.context import active_store
+    from genlab.store_context import active_store
     from genlab.weights.load import build_plain, finished_spec, head_of, load_into, plain_state
 
     store = active_store()

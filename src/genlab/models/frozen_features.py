@@ -67,7 +67,7 @@ def _tiny(root: object) -> dict[str, list[str]]:
 def frozen_features(params: FrozenFeaturesParams, info: TaskInfo) -> nn.Module:
     """A linear classifier on the joined frozen features of finished runs (Chen et al., #48)."""
     from genlab.methods._dg import featurize
-    from genlab.weights.context import active_store
+    from genlab.store_context import active_store
     from genlab.weights.load import load_model
 
     store = active_store()

@@ -49,7 +49,7 @@ def _tiny(root: object) -> dict[str, list[str]]:
 @MODELS.register("soup", SoupParams, papers=(16, 102), family="ensembles", tiny=_tiny)
 def soup(params: SoupParams, info: TaskInfo) -> nn.Module:
     """The weighted average of finished runs' plain weights (#102, #16)."""
-    from genlab.weights.context import active_store
+    from genlab.store_context import active_store
     from genlab.weights.load import (
         build_plain,
         check_same_shapes,

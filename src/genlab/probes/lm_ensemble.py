@@ -54,7 +54,7 @@ def lm_ensemble(model: nn.Module, ctx: EvalContext, params: LMEnsembleParams) ->
     """Perplexity of this run, the best single member and their dev-tuned interpolation (#69)."""
     from genlab.ensembles.kneser_ney import KneserNey
     from genlab.ensembles.predictions import em_weights, mixture, perplexity
-    from genlab.weights.context import active_store
+    from genlab.store_context import active_store
     from genlab.weights.load import load_model
 
     info = ctx.data.info

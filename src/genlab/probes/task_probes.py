@@ -52,8 +52,8 @@ def _tiny_tasks() -> dict[str, Any]:
 def task_probes(model: nn.Module, ctx: EvalContext, params: TaskProbesParams) -> ProbeResult:
     """Linear-probe accuracy of the frozen features on each named task (UNIC, #77)."""
     from genlab.ensembles.probe import linear_probe
+    from genlab.store_context import active_store
     from genlab.tasks import TASKS
-    from genlab.weights.context import active_store
     from genlab.weights.load import plain_module
 
     seed = ctx.spec.data_seed if ctx.spec is not None else 0

@@ -44,7 +44,7 @@ def label(lam: float) -> str:
 def wise(model: nn.Module, ctx: EvalContext, params: WiseParams) -> ProbeResult:
     """Accuracy along the weight path from the parent run to this one, and FalseFalseTrue (#16)."""
     from genlab.methods import METHODS
-    from genlab.weights.context import active_store
+    from genlab.store_context import active_store
     from genlab.weights.load import FROM_RUN, build_plain, check_same_shapes, plain_state
     from genlab.weights.path import false_false_true, path_scores
 

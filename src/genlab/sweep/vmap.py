@@ -41,13 +41,13 @@ from genlab.engine.train import Prepared, _check_stop_rules, _rows, _stop_hit, e
 from genlab.errors import GenlabError, SpecError
 from genlab.spec import RunSpec
 from genlab.store import RunBusy, Store
+from genlab.store_context import using_store
 from genlab.sweep import autocompile
 from genlab.sweep.base import Outcome, pending
 from genlab.sweep.pool import threads_per_worker
 from genlab.sweep.serial import serial
 from genlab.sweep.stacked import NotStackable, Stacked
 from genlab.sweep.vec_optim import VecOptimizer
-from genlab.weights.context import using_store
 
 SPEED_CHECK = True  # time a stacked step against single ones; train serially when slower
 COMPILE = os.environ.get("GENLAB_VMAP_COMPILE") == "1"  # try torch.compile (see autocompile)

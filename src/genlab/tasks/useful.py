@@ -8,7 +8,7 @@ examples by that network's output with k-means (k = 2), call the cluster with th
 from scratch on the result. ``mode = "random"`` upsamples as many examples drawn at random per
 class instead: the paper's control. Validation and test splits are unchanged.
 
-The early run is read from the store the new run is trained into (``genlab.weights.context``).
+The early run is read from the store the new run is trained into (``genlab.store_context``).
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ def _tiny(root: object) -> dict[str, Any]:
 @TASKS.register("useful", UsefulParams, papers=(80,), family="training-regime", tiny=_tiny)
 def useful(params: UsefulParams, data_seed: int) -> TaskData:
     """A task whose slow-learnable training examples are upsampled once (Nguyen et al., #80)."""
-    from genlab.weights.context import active_store
+    from genlab.store_context import active_store
     from genlab.weights.load import finished_spec, load_model
 
     store = active_store()
