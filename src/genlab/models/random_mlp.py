@@ -11,10 +11,10 @@ import torch
 from pydantic import Field
 from torch import Tensor, nn
 
+from genlab.data import TaskInfo
 from genlab.models import MODELS
 from genlab.probes.complexity import Activation, Arch, RandomNet
 from genlab.registry import Params
-from genlab.tasks.base import TaskInfo
 
 
 class RandomMLPParams(Params):

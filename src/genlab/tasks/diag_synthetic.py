@@ -15,11 +15,11 @@ from __future__ import annotations
 import torch
 from pydantic import Field, model_validator
 
+from genlab.data import Split, TaskData, TaskInfo
 from genlab.probes.complexity import grid_2d
 from genlab.probes.inductive_bias import intrinsic_dim_task
 from genlab.registry import Params
 from genlab.tasks import TASKS
-from genlab.tasks.base import Split, TaskData, TaskInfo
 
 
 class PlaneGridParams(Params):
