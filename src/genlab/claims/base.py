@@ -132,14 +132,7 @@ class Claim:
     @property
     def rows(self) -> tuple[int, ...]:
         """The catalogue rows of the papers (papers outside the catalogue have none)."""
-        rows = (p if isinstance(p, int) else p.row for p in self.papers)
-        return tuple(r for r in rows if r is not None)
-
-    @property
-    def declarative(self) -> bool:
-        """Written on this layer (``arms`` + ``decide``); False for a procedural claim not yet
-        migrated (it overrides ``specs``, ``judge`` and ``figure(cfg, metrics, path)``)."""
-        return type(self).arms is not Claim.arms
+        return tuple(p.row for p in self.papers if p.row is not None)
 
     def check_declared(self) -> None:
         """Every claim declares its papers, statement, measures, fit and floor guards and a
@@ -189,14 +182,6 @@ class Claim:
 
     def describe(self) -> dict[str, Any]:
         """What ``genlab claims list --json`` and ``claims show`` print."""
-        if not self.declarative:
-            return {
-                "id": self.id,
-                "family": self.family,
-                "statement": self.statement,
-                "papers": [{"row": r} for r in self.rows],
-                "budgets": dict(self.budgets),
-            }
         full = self.config("full") if "full" in self.budgets else self.config("smoke")
         return {
             "id": self.id, "family": self.family, "statement": self.statement,
@@ -279,8 +264,6 @@ class Claim:
 
     def draw(self, cfg: Params, result: ClaimResult, metrics: pd.DataFrame, path: Path):
         """The evidence figure at ``path`` (``None`` when the claim draws none)."""
-        if not self.declarative:
-            return self.figure(cfg, metrics, path)
         if self.figure is None or result.runs.empty:
             return None
         title = f"{self.id} \u2014 {result.verdict}"
