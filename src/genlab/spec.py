@@ -25,7 +25,6 @@ from pydantic import (
 )
 
 from genlab.errors import SpecError
-from genlab.fed.spec import FedSpec
 from genlab.registry import Registry, format_validation_error
 
 PRESETS_DIR = Path(__file__).parent / "presets"
@@ -42,6 +41,36 @@ class Component(_Strict):
     params: dict[str, Any] = Field(default_factory=dict)
 
 
+class FedSpec(_Strict):
+    """The ``fed`` table: how a task's training data is split among Flower clients (genlab.fed).
+
+    A run with a ``fed`` table is a federated run: ``steps`` counts server rounds, ``method`` names
+    the strategy (``fedavg``, ``fedprox``, ``fedimpro``), ``optimizer`` and ``batch_size`` are each
+    client's local optimiser and batch.
+    """
+
+    clients: int = Field(10, ge=2, description="clients that train")
+    held_out: int = Field(0, ge=0, description="extra clients that never train, only evaluated")
+    skew: Literal["label", "quantity", "feature", "iid"] = Field(
+        "label", description="label: Dirichlet(alpha) labels; quantity: Dirichlet(alpha) sizes; "
+        "feature: one training environment per client; iid"
+    )  # fmt: skip
+    alpha: float = Field(0.1, gt=0, description="Dirichlet concentration (label/quantity skew)")
+    fraction_train: float = Field(1.0, gt=0, le=1, description="share of clients sampled a round")
+    local_steps: int = Field(10, ge=1, description="local optimiser steps per round")
+    local_test: float = Field(0.2, ge=0, lt=1, description="share of each client's data kept "
+                              "for its per-client accuracy")  # fmt: skip
+
+    @model_validator(mode="after")
+    def _enough(self) -> FedSpec:
+        if self.clients * self.fraction_train < 1:
+            raise ValueError(f"fraction_train={self.fraction_train} samples no client")
+        return self
+
+
+ADAM_EPS = 1e-8  # torch's default; specs that keep it serialise (and hash) as before it existed
+
+
 class OptimizerSpec(_Strict):
     """The optimiser: AdamW, Adam or SGD, linear warm-up, optional gradient clipping."""
 
@@ -49,6 +78,7 @@ class OptimizerSpec(_Strict):
     lr: float = Field(1e-3, gt=0)
     weight_decay: float = Field(0.0, ge=0)
     betas: tuple[float, float] = (0.9, 0.98)
+    eps: float = Field(ADAM_EPS, gt=0, description="Adam's epsilon (Prieto et al. use 1e-25)")
     momentum: float = Field(0.0, ge=0, lt=1)
     warmup_steps: int = Field(0, ge=0)
     grad_clip: float | None = Field(None, gt=0)
@@ -158,12 +188,15 @@ class RunSpec(_Strict):
 
     @model_serializer(mode="wrap")
     def _without_empty_imports(self, handler: Any) -> dict[str, Any]:
-        """Specs without plugins (or ``fed``) serialise (and hash) exactly as before plugins existed."""
+        """Specs without plugins, without ``fed``, or with Adam's default epsilon, serialise (and
+        hash) exactly as before those fields existed."""
         data = handler(self)
         if not data.get("imports"):
             data.pop("imports", None)
         if data.get("fed") is None:  # likewise for runs that are not federated
             data.pop("fed", None)
+        if isinstance(data.get("optimizer"), dict) and data["optimizer"].get("eps") == ADAM_EPS:
+            data["optimizer"].pop("eps")
         return data
 
     def canonical_json(self) -> str:

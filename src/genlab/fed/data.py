@@ -14,10 +14,11 @@ from functools import lru_cache
 
 import torch
 
+from genlab.data import Split, TaskData
 from genlab.errors import SpecError
 from genlab.fed.splits import split_clients
 from genlab.spec import RunSpec
-from genlab.tasks import TASKS, Split, TaskData
+from genlab.tasks import TASKS
 
 
 @dataclass
