@@ -86,6 +86,10 @@ def run(
 
     try:
         spec = load_run_spec(ref, overrides or [])
+        if spec.fed is not None:  # a federated run needs the genlab[fl] extra: say so up front
+            from genlab.fed.flower import require_flwr
+
+            require_flwr()
         st = open_store(store)
         if not json_:
             err.print(f"run [bold]{spec.run_id}[/] → {st.root}")
