@@ -58,6 +58,7 @@ def test_fedlog_fills_in_absent_classes_under_skew_not_when_iid() -> None:
     for alpha in (0.1, 100.0):
         avg = [run_graph_fed("fedavg", rounds=20, seed=s, alpha=alpha)[-1] for s in range(5)]
         log = [run_graph_fed("fedlog", rounds=20, seed=s, alpha=alpha)[-1] for s in range(5)]
-        gain[alpha] = mean_ci([b["local_unseen"] - a["local_unseen"] for a, b in zip(avg, log)])
+        diff = [b["local_unseen"] - a["local_unseen"] for a, b in zip(avg, log, strict=True)]
+        gain[alpha] = mean_ci(diff)
     assert gain[0.1]["ci_lo"] > 0, gain
     assert abs(gain[100.0]["mean"]) < 0.02, gain
