@@ -69,6 +69,17 @@ class Zoo(nn.Module):
             p = p + torch.softmax(logits.masked_fill(~keep, float("-inf")), -1)
         return p
 
+    def task_logits(self, x: Tensor, task: int) -> Tensor:
+        """Log of the mean probability over the members that trained on ``task`` (the paper's
+        prediction when the task is known: task-incremental scenarios)."""
+        who = torch.nonzero(self.seen[:, task]).flatten().tolist()
+        if not who:
+            return self.forward(x)
+        keep = self.task_mask[task]
+        probs = [torch.softmax(self.members[m](x).masked_fill(~keep, float("-inf")), -1)
+                 for m in who]  # fmt: skip
+        return torch.log((sum(probs) / len(who)).clamp_min(1e-12))
+
     def forward(self, x: Tensor) -> Tensor:
         active = torch.nonzero(self.seen.any(1)).flatten().tolist()
         if not active:
@@ -102,7 +113,8 @@ class ModelZoo(Continual):
         out = []
         for t in range(k):
             x, y = self.buffer.x[t], self.buffer.y[t]
-            out.append(cross_entropy(self.masked(zoo(x), t), y) if len(y) else torch.tensor(1.0))
+            logits = zoo.task_logits(x, t) if self.mask is not None else zoo(x)
+            out.append(cross_entropy(logits, y) if len(y) else torch.tensor(1.0))
         return torch.stack(out).float()
 
     def before_experience(self, model: nn.Module, k: int) -> None:

@@ -2,7 +2,8 @@
 
 In a task-incremental scenario (``cl_split`` with ``scenario="task"``) the experience of a test
 example is known, so its logits are masked to that experience's classes before the argmax (the
-multi-head evaluation of the Model Zoo paper, #120); elsewhere it is plain accuracy. Stored as
+multi-head evaluation of the Model Zoo paper, #120), and a model with ``task_logits(x, task)`` (a
+zoo) predicts from the members that saw that experience; elsewhere it is plain accuracy. Stored as
 ``accuracy``, so that R[i, j] reads the same for both scenarios.
 """
 
@@ -13,8 +14,18 @@ from torch import nn
 
 from genlab.losses import correct
 from genlab.probes import PROBES
-from genlab.probes.base import EvalContext, ProbeResult
+from genlab.probes.base import EVAL_CHUNK, EvalContext, ProbeResult
 from genlab.registry import NoParams
+
+
+def _task_logits(model: nn.Module, x: torch.Tensor, task: int) -> torch.Tensor:
+    was = model.training
+    model.eval()
+    with torch.inference_mode():
+        out = torch.cat([model.task_logits(x[i : i + EVAL_CHUNK], task)
+                         for i in range(0, len(x), EVAL_CHUNK)])  # fmt: skip
+    model.train(was)
+    return out
 
 
 @PROBES.register("cl_accuracy", papers=(120, 95))
@@ -24,6 +35,8 @@ def cl_accuracy(model: nn.Module, ctx: EvalContext, params: NoParams) -> ProbeRe
     out = {}
     for name, split in ctx.splits.items():
         logits = ctx.logits(name)
+        if split.meta.get("mask") and hasattr(model, "task_logits"):
+            logits = _task_logits(model, split.x, split.meta["experience"])
         if split.meta.get("mask"):
             keep = torch.zeros(logits.shape[-1], dtype=torch.bool)
             keep[split.meta["classes"]] = True
