@@ -31,12 +31,14 @@ class LoraParams(Params):
     targets: Literal["all", "head"] = Field("all", description="every linear layer, or the last")
 
 
-@METHODS.register("lora", LoraParams, papers=(2, 89), family="modular")
+@METHODS.register("lora", LoraParams, papers=(2,), family="modular")
 class Lora(Method):
     """Cross-entropy through the adapted model; only the LoRA matrices are trained."""
 
     def __init__(self, params: LoraParams, info: TaskInfo) -> None:
         super().__init__(params, info)
+        if info.kind == "regression":
+            raise ValueError("method lora trains with cross-entropy: a classification task")
         require_peft()  # before anything is trained or written
 
     def wrap(self, model: nn.Module) -> nn.Module:

@@ -41,7 +41,8 @@ class LoraHubParams(Params):
     ft_lr: float = Field(1e-2, gt=0)
 
 
-@METHODS.register("lorahub", LoraHubParams, papers=(2,), family="modular")
+@METHODS.register("lorahub", LoraHubParams, papers=(2,), family="modular",
+                  tiny={"mode": "finetune", "ft_steps": 2})  # fmt: skip
 class LoraHub(Method):
     """Set the merge weights of a ``lora_hub`` model once, from the few shots."""
 
@@ -70,13 +71,8 @@ class LoraHub(Method):
         return np.asarray(best.value)
 
     def finetune(self, model: nn.Module, x: Tensor, y: Tensor) -> None:
-        model.compose(torch.zeros(model.size))
-        params = model.adapter()
-        with torch.no_grad():  # A from the library's shared init is not stored: use module 0's
-            for name, prm in zip(model.names, params, strict=True):
-                if "lora_A" in name:
-                    prm.copy_(model.get_buffer(f"lib{model.names.index(name)}")[0])
-        opt = torch.optim.Adam(params, lr=self.params.ft_lr)
+        model.compose(torch.zeros(model.size))  # a fresh LoRA: A at the shared init, B = 0
+        opt = torch.optim.Adam(model.adapter(), lr=self.params.ft_lr)
         for _ in range(self.params.ft_steps):
             opt.zero_grad(set_to_none=True)
             cross_entropy(model(x), y).backward()

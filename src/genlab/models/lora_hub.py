@@ -61,8 +61,10 @@ class LoraLibrary(nn.Module):
         super().__init__()
         self.peft = peft_model
         self.names = sorted(library[0])
+        own = dict(peft_model.named_parameters())
         for i, name in enumerate(self.names):
             self.register_buffer(f"lib{i}", torch.stack([lib[name] for lib in library]))
+            self.register_buffer(f"init{i}", own[name].detach().clone())  # the shared init
         self.w = nn.Parameter(torch.zeros(len(library)))
         self.compose(self.w.detach())
 
@@ -72,12 +74,15 @@ class LoraLibrary(nn.Module):
 
     @torch.no_grad()
     def compose(self, w: torch.Tensor) -> None:
-        """Set the adapter to the library merged with weights ``w``."""
+        """Set the adapter to the library merged with weights ``w``; ``w = 0`` is a fresh LoRA
+        (``A`` at the shared init, ``B = 0``: the base's function, trainable by gradient)."""
         self.w.copy_(w)
         own = dict(self.peft.named_parameters())
         for i, name in enumerate(self.names):
             stack = getattr(self, f"lib{i}")
-            own[name].copy_(torch.einsum("n,n...->...", w.to(stack.dtype), stack))
+            merged = torch.einsum("n,n...->...", w.to(stack.dtype), stack)
+            fresh = "lora_A" in name and not bool(w.any())
+            own[name].copy_(getattr(self, f"init{i}") if fresh else merged)
 
     def adapter(self) -> list[nn.Parameter]:
         """The adapter's own trainable matrices (few-shot fine-tuning trains these)."""

@@ -4,7 +4,8 @@ In a task-incremental scenario (``cl_split`` with ``scenario="task"``) the exper
 example is known, so its logits are masked to that experience's classes before the argmax (the
 multi-head evaluation of the Model Zoo paper, #120), and a model with ``task_logits(x, task)`` (a
 zoo) predicts from the members that saw that experience; elsewhere it is plain accuracy. Stored as
-``accuracy``, so that R[i, j] reads the same for both scenarios.
+``accuracy``, so that R[i, j] reads the same for both scenarios (Model Zoo #120, fast/slow weights
+#95).
 """
 
 from __future__ import annotations

@@ -116,7 +116,7 @@ def cl_split(params: ClSplitParams, data_seed: int) -> TaskData:
         train[f"e{k}"] = Split(_transform(params, k, xs[rows], perm), ys[rows], dict(meta))
         test[f"e{k}"] = Split(_transform(params, k, x_te[in_te], perm), y_te[in_te], dict(meta))
         classes.append(cls)
-    extra = {"experiences": params.experiences, "classes": classes,
+    extra = {"experiences": params.experiences, "classes": classes, "train_envs": list(train),
              "scenario": params.scenario, "variant": params.variant}  # fmt: skip
     chance = 1 / len(classes[0]) if params.scenario == "task" else info.chance
     new_info = TaskInfo(info.kind, n_cls, info.input_shape, info.vocab_size, info.seq_len, chance,

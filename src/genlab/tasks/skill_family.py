@@ -66,7 +66,7 @@ def _shots(y: torch.Tensor, k: int, classes: int) -> torch.Tensor:
     return torch.cat([torch.nonzero(y == c).flatten()[:k] for c in range(classes)])
 
 
-@TASKS.register("skill_family", SkillFamilyParams, papers=(2, 89), family="modular",
+@TASKS.register("skill_family", SkillFamilyParams, papers=(2,), family="modular",
                 tiny={"train_size": 200, "test_size": 200})  # fmt: skip
 def skill_family(params: SkillFamilyParams, data_seed: int) -> TaskData:
     """One task of the skill family (see the module docstring)."""
