@@ -6,7 +6,8 @@ Ours: `genlab run grokking` (presets/grokking.toml) through the engine, with eva
 writes and stop rule included. Baseline: a plain loop as one would first write it (Power et al.'s
 setup, #55): `nn.TransformerEncoder` (2 layers, d=128, 4 heads, pre-norm, causal mask) on
 `[a, op, b, =]`, logits at every position with the last one read out, AdamW lr 1e-3, weight decay
-1, batch 512, test accuracy checked every 100 steps. Both stop at the first evaluation with >= 99%
+1, batch 512, test accuracy checked every 100 steps, on the same train/test pairs as ours (the
+preset's leak-free split). Both stop at the first evaluation with >= 99%
 test accuracy. Prints wall seconds to 99% test accuracy, steps/s and achieved training GFLOP/s;
 the last line holds the headline figures as name=value pairs.
 """
@@ -24,6 +25,7 @@ from torch.utils.flop_counter import FlopCounterMode
 from genlab.engine import prepare, run_spec
 from genlab.spec import load_run_spec
 from genlab.store import Store
+from genlab.tasks.modular import ModularParams, modular_arithmetic
 
 
 def train_flops(step_fn) -> float:
@@ -69,14 +71,17 @@ class PlainModel(nn.Module):
         return self.head(h)[:, -1]
 
 
-def baseline(p: int = 97, max_steps: int = 6000) -> dict[str, float]:
-    g = torch.Generator().manual_seed(0)
-    a, b = torch.meshgrid(torch.arange(p), torch.arange(p), indexing="ij")
-    a, b = a.reshape(-1), b.reshape(-1)
+def baseline(max_steps: int = 6000) -> dict[str, float]:
+    spec = load_run_spec("grokking")  # the same table and train/test pairs as ours
+    p = spec.task.params["p"]
+    data = modular_arithmetic(ModularParams(**spec.task.params), spec.data_seed)
+    pairs = torch.cat([data.train["main"].x, data.test["heldout"].x])[:, :2]
+    a, b = pairs[:, 0], pairs[:, 1]
     x = torch.stack([a, torch.full_like(a, p), b, torch.full_like(a, p + 1)], 1)
-    y = (a + b) % p
-    perm = torch.randperm(len(x), generator=g)
-    tr, te = perm[: len(x) // 2], perm[len(x) // 2 :]
+    y = torch.cat([data.train["main"].y, data.test["heldout"].y])
+    n_train = len(data.train["main"].y)
+    tr, te = torch.arange(n_train), torch.arange(n_train, len(y))
+    g = torch.Generator().manual_seed(0)
     torch.manual_seed(0)
     model = PlainModel(p)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=1.0, betas=(0.9, 0.98))

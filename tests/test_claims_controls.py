@@ -14,7 +14,6 @@ CONTROLS = [
         e.obj, name, id=f"{e.name}:{name}", marks=[pytest.mark.slow] if c.slow else []
     )  # fmt: skip
     for e in CLAIMS.entries()
-    if e.obj.declarative
     for name, c in e.obj.controls.items()
 ]
 

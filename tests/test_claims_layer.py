@@ -19,7 +19,7 @@ from genlab.errors import SpecError
 from genlab.registry import Params
 from genlab.spec import load_spec_file
 
-DECLARATIVE = [e.obj for e in CLAIMS.entries() if e.obj.declarative]
+DECLARATIVE = [e.obj for e in CLAIMS.entries()]
 
 
 # ---- designs ------------------------------------------------------------------------------------

@@ -15,7 +15,9 @@ def test_run_id_is_stable_and_fills_defaults(tiny_spec):
     assert again.run_id == tiny_spec.run_id
     explicit = load_run_spec("grokking", [*TINY, 'task.operation="add"', "optimizer.momentum=0.0"])
     assert explicit.run_id == tiny_spec.run_id  # writing a default out changes nothing
-    assert tiny_spec.task.params["train_fraction"] == 0.5  # defaults are part of the spec
+    assert (
+        tiny_spec.task.params["train_fraction"] == 0.7
+    )  # the preset's, filled in: defaults are part of the spec
 
 
 @pytest.mark.parametrize("override", ["seed=1", "data_seed=1", "task.p=13", "optimizer.lr=0.005"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
+from genlab.data import Split, TaskData, TaskInfo
 from genlab.models import MODELS
 from genlab.probes import PROBES, EvalContext
 from genlab.probes.layer_probes import (
@@ -14,7 +15,6 @@ from genlab.probes.layer_probes import (
     probe_accuracy,
 )
 from genlab.tasks import TASKS
-from genlab.tasks.base import Split, TaskData, TaskInfo
 
 
 def test_fit_linear_probe_separable_and_chance():

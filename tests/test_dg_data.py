@@ -34,8 +34,12 @@ def test_idx_roundtrip(tmp_path):
 
 def test_colored_and_rotated_mnist_from_idx(mnist_root):
     c = build("colored_mnist", data_root=str(mnist_root), test_envs=[2])
-    assert c.info.input_shape == (2, 14, 14) and set(c.test) == {"-90%"}
+    assert c.info.input_shape == (2, 28, 28) and set(c.test) == {"-90%"}  # DomainBed's code
+    assert c.test["-90%"].x.shape[1:] == (2, 28, 28)
     assert sum(len(s) for s in [*c.train.values(), *c.val.values(), *c.test.values()]) == 84
+    small = build("colored_mnist", data_root=str(mnist_root), test_envs=[2], resolution=14)
+    assert small.test["-90%"].x.shape[1:] == (2, 14, 14)  # Arjovsky et al.'s IRM code
+    assert torch.equal(small.test["-90%"].x, c.test["-90%"].x[:, :, ::2, ::2])
     r = build("rotated_mnist", data_root=str(mnist_root), test_envs=[5])
     assert r.info.input_shape == (1, 28, 28) and set(r.test) == {"75deg"}
 

@@ -8,6 +8,7 @@ import pytest
 import torch
 from torch import nn
 
+from genlab.data import TaskInfo
 from genlab.errors import SpecError
 from genlab.methods import METHODS
 from genlab.methods._dg import sample_params
@@ -16,7 +17,6 @@ from genlab.methods.dg_mixup import mixup_loss
 from genlab.methods.dg_mldg import mldg_objective
 from genlab.methods.dg_mmd import GAMMAS, coral_distance, mmd_distance
 from genlab.methods.dg_rebias import hsic, nhsic
-from genlab.tasks.base import TaskInfo
 
 INFO2 = TaskInfo("classification", 2, (1,), extra={"train_envs": ["a", "b"]})
 L_A, L_B = -math.log(3 / 4), -math.log(1 / 4)  # CE of constant logits [log 3, 0] for y = 0, 1
@@ -57,12 +57,15 @@ def test_irm_penalty_by_hand():
     assert irm_penalty(logits, y).item() == pytest.approx(expected, rel=1e-5)
 
 
-def test_irm_weight_anneals_and_rescales():
-    m = build("irm", irm_lambda=100.0, irm_penalty_anneal_iters=0)
+def test_irm_weight_anneals_without_rescaling_as_domainbed():
+    m = build("irm", irm_lambda=100.0, irm_penalty_anneal_iters=1)
     model = m.wrap(Const())
-    loss, logs = m.loss(model, batches())
+    loss, logs = m.loss(model, batches())  # update 0: weight 1
     assert logs["nll"] == pytest.approx((L_A + L_B) / 2, rel=1e-5)
-    assert loss.item() == pytest.approx((logs["nll"] + 100 * logs["penalty"]) / 101, rel=1e-5)
+    assert loss.item() == pytest.approx(logs["nll"] + logs["penalty"], rel=1e-5)
+    model.dg_updates += 1
+    loss, logs = m.loss(model, batches())  # after the anneal: weight 100, no division
+    assert loss.item() == pytest.approx(logs["nll"] + 100 * logs["penalty"], rel=1e-5)
 
 
 def test_vrex_by_hand():
@@ -101,22 +104,42 @@ def test_mixup_loss_by_hand():
     assert loss.item() == pytest.approx(0.3 * L_A + 0.7 * L_B, rel=1e-5)
 
 
-def test_mldg_first_order_gradient():
+def test_mldg_domainbed_step_is_a_fresh_adam_step_first_order():
     torch.manual_seed(0)
     model = nn.Linear(3, 2)
     bs = [(torch.randn(5, 3), torch.randint(0, 2, (5,))) for _ in range(2)]
-    obj = mldg_objective(model, bs, [(0, 1)], inner_lr=0.1, beta=2.0)
+    obj = mldg_objective(model, bs, [(0, 1)], inner_lr=0.1, beta=2.0, inner="adam")
     obj.backward()
     got = [p.grad.clone() for p in model.parameters()]
-    # by hand: grad L_0(theta) + beta * grad L_1 at theta' = theta - lr * grad L_0(theta)
+    # by hand: grad L_0(theta) + beta * grad L_1 at theta' = one step of a fresh torch Adam on L_0
     ce = nn.functional.cross_entropy
-    g0 = torch.autograd.grad(ce(model(bs[0][0]), bs[0][1]), list(model.parameters()))
-    w, b = (p.detach() - 0.1 * g for p, g in zip(model.parameters(), g0, strict=True))
-    w.requires_grad_(True)
-    b.requires_grad_(True)
-    g1 = torch.autograd.grad(ce(bs[1][0] @ w.T + b, bs[1][1]), [w, b])
+    clone = nn.Linear(3, 2)
+    clone.load_state_dict(model.state_dict())
+    g0 = torch.autograd.grad(ce(clone(bs[0][0]), bs[0][1]), list(clone.parameters()))
+    opt = torch.optim.Adam(clone.parameters(), lr=0.1)
+    for p, g in zip(clone.parameters(), g0, strict=True):
+        p.grad = g.clone()
+    opt.step()
+    g1 = torch.autograd.grad(ce(clone(bs[1][0]), bs[1][1]), list(clone.parameters()))
     for gg, a0, a1 in zip(got, g0, g1, strict=True):
         assert torch.allclose(gg, a0 + 2.0 * a1, atol=1e-6)
+
+
+def test_mldg_paper_step_is_sgd_on_the_meta_train_envs_second_order():
+    torch.manual_seed(0)
+    model = nn.Linear(3, 2)
+    bs = [(torch.randn(5, 3), torch.randint(0, 2, (5,))) for _ in range(3)]
+    obj = mldg_objective(model, bs, [(0, 2)], inner_lr=0.1, beta=2.0, inner="sgd")
+    obj.backward()
+    got = [p.grad.clone() for p in model.parameters()]
+    ce = nn.functional.cross_entropy
+    w, b = (p.detach().clone().requires_grad_(True) for p in model.parameters())
+    f = (ce(bs[0][0] @ w.T + b, bs[0][1]) + ce(bs[1][0] @ w.T + b, bs[1][1])) / 2  # env 2 is test
+    gw, gb = torch.autograd.grad(f, [w, b], create_graph=True)
+    total = f + 2.0 * ce(bs[2][0] @ (w - 0.1 * gw).T + (b - 0.1 * gb), bs[2][1])
+    want = torch.autograd.grad(total, [w, b])
+    for gg, a in zip(got, want, strict=True):
+        assert torch.allclose(gg, a, atol=1e-6)
 
 
 def test_hsic_two_points_by_hand():
@@ -316,3 +339,23 @@ def test_repr_distill_loss_by_hand():
     assert loss.item() == pytest.approx(2.0 * 1.5 + head, rel=1e-5)
     with pytest.raises(ValueError, match="core_dims"):
         ReprDistill(entry.params(), INFO2)
+
+
+def test_mnist_cnn_is_domainbeds_architecture():
+    from genlab.models import MODELS
+
+    entry = MODELS.get("mnist_cnn")
+    info = TaskInfo("classification", 2, (2, 28, 28))
+    model = entry.obj(entry.params(), info)
+    convs = [m for m in model.modules() if isinstance(m, nn.Conv2d)]
+    assert [(c.in_channels, c.out_channels, c.stride[0]) for c in convs] == [
+        (2, 64, 1), (64, 128, 2), (128, 128, 1), (128, 128, 1)]  # fmt: skip
+    for block in model.blocks:  # conv -> ReLU -> GroupNorm(8), in DomainBed's order
+        assert [type(m) for m in block] == [nn.Conv2d, nn.ReLU, nn.GroupNorm]
+        assert block[2].num_groups == 8
+    x = torch.randn(3, 2, 28, 28)
+    assert [f.shape[1] for f in model.block_features(x)] == [64, 128, 128, 128]
+    assert model.featurize(x).shape == (3, 128) and model(x).shape == (3, 2)
+    assert sum(p.numel() for p in model.parameters()) == 371_394
+    with pytest.raises(ValueError, match="multiple of 8"):
+        entry.params(channels=[64, 128, 128, 12])

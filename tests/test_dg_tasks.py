@@ -32,6 +32,20 @@ def test_colored_digits_follows_domainbed():
     assert n == 1797
 
 
+def test_grayscale_and_color_flip_keep_the_split_and_labels():
+    d = build("colored_digits", test_envs=[2])
+    g = build("colored_digits", test_envs=[2], grayscale=True)
+    u = build("colored_digits", test_envs=[2], color_flip=[0.5, 0.5, 0.5])
+    for env, s in d.test.items():
+        assert torch.equal(s.y, g.test[env].y) and torch.equal(s.y, u.test[env].y)
+        assert torch.equal(g.test[env].x[:, 0], g.test[env].x[:, 1])  # no color: both channels
+        assert torch.equal(s.x.sum(1), g.test[env].x[:, 0])  # the same digits
+    color = (u.test["-90%"].x[:, 1].sum((1, 2)) > 0).long()
+    assert (color == u.test["-90%"].y).float().mean().item() == pytest.approx(0.5, abs=0.07)
+    with pytest.raises(ValueError, match="color_flip"):
+        TASKS.get("colored_digits").params.model_validate({"color_flip": [0.1, 0.2, 1.5]})
+
+
 def test_colored_test_env_moves_to_test():
     d = build("colored_digits", test_envs=[2])
     assert set(d.train) == {"+90%", "+80%"} and set(d.test) == {"-90%"}

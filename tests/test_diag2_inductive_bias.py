@@ -50,3 +50,31 @@ def test_bad_input():
         inductive_bias_bits(lambda rng: (1.0, 0.0), 10, 0.1)
     with pytest.raises(ValueError, match="intrinsic_dim"):
         intrinsic_dim_task(5, 3, 10, 10)
+
+
+def test_probe_on_the_intrinsic_dim_task_and_ambient_invariance():
+    """The probe measures the task's data (the model is not used); rotating the same data into
+    more ambient dimensions leaves the random-feature class, hence its test errors, unchanged in
+    distribution."""
+    from genlab.errors import SpecError
+    from genlab.models import MODELS
+    from genlab.probes import PROBES, EvalContext
+    from genlab.tasks import TASKS
+
+    t, p = TASKS.get("intrinsic_dim"), PROBES.get("inductive_bias")
+    data = t.obj(t.params(intrinsic_dim=2, ambient_dim=8, n_train=32, n_test=200), 0)
+    model = MODELS.get("mlp").obj(MODELS.get("mlp").params(width=4, depth=1), data.info)
+    out = p.obj(model, EvalContext(model, data, 0), p.params(hypotheses=40, width=64))
+    assert out[("test/heldout", "fit_share")] == 1.0
+    assert 0 < out[("test/heldout", "inductive_bias_bits")] < 60
+    x, y, xt, yt = intrinsic_dim_task(3, 3, 32, 300, seed=1)
+    q = np.linalg.qr(np.random.default_rng(2).standard_normal((12, 3)))[0]
+
+    def mean_error(rot: np.ndarray) -> float:
+        sample = random_feature_sampler(x @ rot.T, y, xt @ rot.T, yt, width=64)
+        return float(np.mean([sample(np.random.default_rng(s))[1] for s in range(60)]))
+
+    assert mean_error(q) == pytest.approx(mean_error(np.eye(3)), abs=0.03)
+    digits = TASKS.get("digits").obj(TASKS.get("digits").params(train_size=60), 0)
+    with pytest.raises(SpecError, match="binary"):
+        p.obj(model, EvalContext(model, digits, 0), p.params())

@@ -185,3 +185,50 @@ def test_self_influence_flags_mislabelled_digits():  # 0.6 s on a quiet machine
             states.append({k: v.clone() for k, v in model.state_dict().items()})
     assert auroc(tracin_self(model, states, 0.3, x, y), noisy) > 0.75
     assert auroc(ggn_self_influence(model, x, y, damping=1e-2), noisy) > 0.75
+
+
+def test_ekfac_equals_its_explicit_matrix_and_is_close_to_exact_on_one_layer():
+    """EK-FAC's IHVP is ``(Q diag(Λ + λ) Qᵀ)⁻¹`` with ``Q = Q_S ⊗ Q_A`` and ``Λ`` the GGN's
+    diagonal in that basis (George et al.): built densely here; on one layer it is close to the
+    exact damped GGN."""
+    from genlab.probes.ekfac import _out_grads, ekfac_influence, layer_jacobians
+
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(5, 3))
+    x, y = torch.randn(200, 5), torch.randint(0, 3, (200,))
+    xq, yq = torch.randn(4, 5), torch.randint(0, 3, (4,))
+    got = ekfac_influence(model, x, x, y, xq, yq, damping=0.05)
+    (a,), (jac,), p = layer_jacobians(model, x)
+
+    def vec(a, jac, p, y):  # per-sample gradients of [W | b], row-major
+        return torch.einsum("no,ni->noi", _out_grads(jac, p, y), a).reshape(len(a), -1)
+
+    per_class = torch.stack([vec(a, jac, p, torch.full((200,), c)) for c in range(3)], 1)
+    ggn = torch.einsum("nc,ncp,ncq->pq", p, per_class, per_class) / 200
+    s = torch.einsum("nko,nk,nkp->op", jac, p, jac) - torch.einsum(
+        "nko,nk,nl,nlp->op", jac, p, p, jac)  # fmt: skip
+    q = torch.kron(torch.linalg.eigh(s / 200)[1], torch.linalg.eigh(a.T @ a / 200)[1])
+    dense = q @ torch.diag(torch.diagonal(q.T @ ggn @ q) + 0.05) @ q.T
+    (aq,), (jq,), pq = layer_jacobians(model, xq)
+    g_tr, g_q = vec(a, jac, p, y), vec(aq, jq, pq, yq)
+    assert torch.allclose(got, -(g_q @ torch.linalg.solve(dense, g_tr.T)), atol=1e-9)
+    exact = -(g_q @ torch.linalg.solve(ggn + 0.05 * torch.eye(len(ggn), dtype=ggn.dtype), g_tr.T))
+    assert torch.corrcoef(torch.stack([got.ravel(), exact.ravel()]))[0, 1] > 0.95
+
+
+def test_influence_estimators_probe_and_bad_input():
+    e = TASKS.get("digits")
+    data = e.obj(e.params(train_size=100), 0)
+    m = MODELS.get("mlp")
+    torch.manual_seed(0)
+    model = m.obj(m.params(width=8, depth=1), data.info)
+    p = PROBES.get("influence_estimators")
+    out = p.obj(model, EvalContext(model, data, 5), p.params(max_train=20, max_queries=5))
+    assert set(out) == {("train/main", k) for k in ("ekfac_pearson", "dot_pearson",
+                        "ekfac_spearman", "dot_spearman", "damping")}  # fmt: skip
+    huge = p.obj(model, EvalContext(model, data, 5), p.params(max_train=20, max_queries=5,
+                                                                damping_factor=1e4))  # fmt: skip
+    assert huge[("train/main", "ekfac_pearson")] > 0.99  # curvature swamped: all agree
+    assert huge[("train/main", "dot_pearson")] > 0.99
+    with pytest.raises(SpecError, match="max_params"):
+        p.obj(model, EvalContext(model, data, 5), p.params(max_params=10))

@@ -1,9 +1,10 @@
-"""The new probes attached to a run: their metrics land in the store."""
+"""The diagnostics probes attached to a run: their metrics land in the store."""
 
 from __future__ import annotations
 
-from genlab.claims.diag import digits_spec
+from genlab.claims.diag._common import digits_base
 from genlab.engine import run_spec
+from genlab.spec import parse_spec
 from genlab.store import Store
 
 
@@ -12,8 +13,9 @@ def test_probes_in_a_run(tmp_path):
         {"name": "function_complexity", "params": {"grid": 8, "planes": 1}},
         {"name": "influence", "params": {"scope": "head", "max_samples": 64}},
     ]
-    spec = digits_spec(train_size=100, width=8, depth=1, lr=0.1, batch_size=50, steps=4,
-                       every=2, probes=probes, seed=0, label_noise=0.3)  # fmt: skip
+    spec = parse_spec({**digits_base(train_size=100, width=8, depth=1, lr=0.1, batch_size=50,
+                                     steps=4, every=2, probes=probes, label_noise=0.3),
+                       "seed": 0, "data_seed": 0})  # fmt: skip
     store = Store(tmp_path)
     run_spec(spec, store, progress=False)
     m = store.metrics([spec.run_id])

@@ -74,3 +74,10 @@ def test_robust_mean_with_c0_is_an_erm_step():
         method.step(model, opt, {"main": (x, y)})
         steps.append(torch.cat([p.detach().reshape(-1) for p in model.parameters()]))
     assert torch.allclose(steps[0], steps[1], atol=1e-10)
+
+
+def test_placebo_mask_marks_as_many_unchanged_labels():
+    noisy = build(train_size=500, label_noise=0.2).train["main"]
+    placebo = build(train_size=500, label_noise=0.2, noise_mask="placebo").train["main"]
+    assert torch.equal(noisy.y, placebo.y) and placebo.meta["noisy"].sum() == 100
+    assert not (placebo.meta["noisy"] & noisy.meta["noisy"]).any()

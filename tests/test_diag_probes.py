@@ -173,3 +173,13 @@ def test_full_coherence_fast_path_matches_vmap(setup):
     assert linear_sums(nn.Sequential(nn.Flatten(), nn.Linear(64, 10)).double(), x, y) is not None
     emb = nn.Sequential(nn.Embedding(10, 4), nn.Flatten(), nn.Linear(12, 3))
     assert linear_sums(emb, torch.zeros(2, 3, dtype=torch.long), torch.zeros(2).long()) is None
+
+
+def test_bottom_subspace_is_the_least_variance_complement(setup):
+    data, _ = setup
+    x = data.train["main"].x
+    top, bottom = principal_basis(x, 0.9), principal_basis(x, 0.9, "bottom")
+    assert top.shape == bottom.shape
+    assert (top.T @ bottom).abs().max() < 1e-5
+    flat = x.flatten(1) - x.flatten(1).mean(0)
+    assert (flat @ bottom).var(0).sum() < 0.05 * (flat @ top).var(0).sum()

@@ -9,6 +9,7 @@ import pytest
 import torch
 from torch import nn
 
+from genlab.data import TaskInfo
 from genlab.engine import run_spec
 from genlab.errors import SpecError
 from genlab.methods import METHODS
@@ -17,7 +18,6 @@ from genlab.methods.unic import teacher_drop_weights
 from genlab.models.ghost_bn import GhostBatchNorm
 from genlab.regime import apply_regime
 from genlab.spec import parse_spec
-from genlab.tasks.base import TaskInfo
 from genlab.weights.load import load_model, plain_state
 
 INFO = TaskInfo("classification", 3, (2,))

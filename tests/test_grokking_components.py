@@ -6,8 +6,9 @@ import pytest
 import torch
 from typer.testing import CliRunner
 
-from genlab.analysis.phases import check_axis, classify, grid_specs
+from genlab.analysis.phases import check_axis, classify, phase_design
 from genlab.cli.app import app
+from genlab.data import Split, TaskData, TaskInfo
 from genlab.engine.train import prepare
 from genlab.errors import SpecError
 from genlab.losses import cross_entropy, log_stablemax, stablemax_cross_entropy
@@ -16,7 +17,6 @@ from genlab.probes.base import EvalContext
 from genlab.probes.grokking import fourier_concentration, softmax_collapse
 from genlab.registry import NoParams
 from genlab.spec import parse_spec
-from genlab.tasks.base import Split, TaskData, TaskInfo
 
 
 def test_stablemax_is_a_distribution_and_survives_huge_logits() -> None:
@@ -128,17 +128,19 @@ def test_phase_rules() -> None:
 
 
 def test_phase_axes_must_be_numeric() -> None:
-    specs = grid_specs(
-        _spec(), "optimizer.lr", [1e-3, 1e-2], "task.params.train_fraction", [0.3, 0.5, 0.7]
-    )
-    assert len(specs) == 6 and len({s.run_id for s in specs}) == 6
-    ref = parse_spec(_spec())
+    design = phase_design(_spec(), "optimizer.lr", [1e-3, 1e-2], "task.params.train_fraction",
+                          [0.3, 0.5, 0.7])  # fmt: skip
+    arms = design.expand()
+    assert len(arms) == 6 and len({a.spec.run_id for a in arms}) == 6
+    assert arms[1].labels == {"optimizer.lr": 1e-3, "task.params.train_fraction": 0.5, "seed": 0,
+                              "data_seed": 0}  # fmt: skip
+    assert arms[1].spec.task.params["train_fraction"] == 0.5
     with pytest.raises(SpecError, match="not a numeric field.*optimizer.lr"):
-        check_axis(ref, "model.name", [1, 2])
+        check_axis(_spec(), "model.name", [1, 2])
     with pytest.raises(SpecError, match="not a numeric field"):
-        check_axis(ref, "optimizer.nope", [1])
+        check_axis(_spec(), "optimizer.nope", [1])
     with pytest.raises(SpecError, match="values must be"):
-        check_axis(ref, "optimizer.lr", ["fast"])
+        check_axis(_spec(), "optimizer.lr", ["fast"])
 
 
 def test_cli_phase_axis_not_numeric_exits_2(tmp_path) -> None:
@@ -199,3 +201,59 @@ def test_subset_switch_trains_on_the_subset_after_the_switch() -> None:
         method.step(model, opt, batch)
     assert seen == [10, 10, 3, 3]
     assert int(model.get_buffer("subset_switch_step")) == 4
+
+
+def _transposes_in_train(split: str, operation: str = "add") -> float:
+    from genlab.tasks.modular import ModularParams, modular_arithmetic
+
+    d = modular_arithmetic(ModularParams(p=31, operation=operation, split=split), 0)
+    train = {tuple(r) for r in d.train["main"].x[:, :2].tolist()}
+    test = d.test["heldout"].x[:, :2].tolist()
+    return sum((b, a) in train for a, b in test) / len(test)
+
+
+def test_the_default_split_keeps_a_pair_and_its_transpose_together() -> None:
+    assert _transposes_in_train("auto") == 0.0  # commutative: unordered pairs
+    assert _transposes_in_train("unordered", "sub") == 0.0
+    assert 0.4 < _transposes_in_train("random") < 0.6  # the leak, when asked for
+    assert 0.4 < _transposes_in_train("auto", "sub") < 0.6  # subtraction: ordered pairs
+
+
+@pytest.mark.slow
+def test_the_grokking_preset_is_at_chance_when_it_fits(tmp_path) -> None:
+    """Issue 12: on the default split the memorisation phase is at chance: test accuracy at the
+    first evaluation with train accuracy >= 0.99 is <= chance + 0.05 (it was 0.50 on the old
+    random split of ordered pairs, the share of test pairs whose transpose was in training)."""
+    from genlab.engine import run_spec
+    from genlab.spec import load_spec_file
+    from genlab.store import Store
+
+    base = load_spec_file("grokking")
+    spec = parse_spec({**base, "steps": 600, "eval": {"every": 20, "log_points": 0},
+                       "stop": [{"split": "train/main", "threshold": 0.99}]})  # fmt: skip
+    seen: dict[str, float] = {}
+
+    def on_eval(step: int, m: dict) -> None:
+        if "test" not in seen and m[("train/main", "accuracy")] >= 0.99:
+            seen["test"] = m[("test/heldout", "accuracy")]
+
+    run_spec(spec, Store(tmp_path / "s"), progress=False, on_eval=on_eval)
+    assert "test" in seen, "the preset did not fit its training set in 600 steps"
+    assert seen["test"] <= 1 / 97 + 0.05
+
+
+def test_linear_grokking_time_probe_logs_the_prediction() -> None:
+    from genlab.analysis.linear_theory import predicted_grokking_step
+    from genlab.probes.grokking import ThresholdParams, linear_grokking_time
+
+    spec = parse_spec({"task": {"name": "linear_teacher", "params": {"d_in": 100}},
+                       "model": {"name": "linear_student"}, "method": {"name": "mse"},
+                       "optimizer": {"name": "sgd", "lr": 0.1}, "steps": 1})  # fmt: skip
+    prep = prepare(spec)
+    ctx = EvalContext(prep.model, prep.data, 0, spec)
+    got = linear_grokking_time(prep.model, ctx, ThresholdParams(epsilon=0.01))
+    assert got == {("model", "predicted_grokking_step"):
+                   float(predicted_grokking_step(100, 20, 2.0, 0.1, 0.0, 0.01))}  # fmt: skip
+    adam = parse_spec({**spec.model_dump(mode="json"), "optimizer": {"name": "adamw"}})
+    assert linear_grokking_time(prep.model, EvalContext(prep.model, prep.data, 0, adam),
+                                ThresholdParams()) == {}  # fmt: skip

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import torch
 
+from genlab.data import TaskInfo
 from genlab.models import MODELS
-from genlab.tasks.base import TaskInfo
 
 INFO = TaskInfo(kind="classification", n_outputs=2, vocab_size=30, seq_len=4)
 SEQ = TaskInfo(kind="sequence", n_outputs=30, vocab_size=30, seq_len=6, extra={"max_length": 6})

@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 import torch
 
+from genlab.data import TaskInfo
 from genlab.errors import SpecError
 from genlab.losses import IGNORE
 from genlab.models import MODELS
 from genlab.models.positional import FIRE, POSITIONAL
 from genlab.tasks import TASKS
-from genlab.tasks.base import TaskInfo
 from genlab.tasks.seq_addition import AdditionParams, seq_addition
 from genlab.tasks.seq_addition import example as add_example
 from genlab.tasks.seq_arith import ANS, BAR, DIGIT, EOS, EQ, HEAD, HINT, OP, SEP

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
+from genlab.data import Split, TaskData, TaskInfo
 from genlab.errors import SpecError
 from genlab.losses import IGNORE
 from genlab.models import MODELS
@@ -14,7 +15,6 @@ from genlab.probes import PROBES
 from genlab.probes.base import EvalContext
 from genlab.probes.length import OUT_OF_RANGE
 from genlab.spec import parse_spec
-from genlab.tasks.base import Split, TaskData, TaskInfo
 
 INFO = TaskInfo(kind="sequence", n_outputs=3, vocab_size=6, seq_len=8,
                 extra={"max_length": 12, "train_length": 4, "first_symbol": 2})  # fmt: skip
@@ -110,7 +110,9 @@ def test_max_len_error_is_a_spec_error_before_writing(tmp_path) -> None:
     assert store.runs().empty
 
 
-@pytest.mark.parametrize("pe", ["none", "learned", "sinusoidal", "t5", "alibi", "rope"])
+@pytest.mark.parametrize(
+    "pe", ["none", "learned", "sinusoidal", "t5", "alibi", "rope", "hard_alibi"]
+)
 def test_transformer_encodings_are_causal_and_last_only_agrees(pe: str) -> None:
     model = build("transformer", d_model=16, n_heads=2, n_layers=2, positional=pe).eval()
     x = torch.randint(2, 6, (3, 12))
@@ -157,7 +159,8 @@ def test_length_probe_per_sequence_per_token_and_out_of_range() -> None:
     y_short = torch.tensor([[IGNORE, 0, 1]] * 2)
     y_long = torch.tensor([[IGNORE, 0, 1, 1]] * 2)
     data = TaskData(
-        train={"main": Split(torch.zeros(2, 3, dtype=torch.long), y_short)}, val={},
+        train={"main": Split(torch.zeros(2, 3, dtype=torch.long), y_short)},
+        val={"main": Split(torch.zeros(2, 4, dtype=torch.long), y_long)},
         test={"len_003": Split(torch.zeros(2, 3, dtype=torch.long), y_short, {"length": 3}),
               "len_006": Split(torch.zeros(2, 4, dtype=torch.long), y_long, {"length": 6})},
         info=TaskInfo("sequence", 2, vocab_size=2, extra={"train_length": 4}),
@@ -167,10 +170,57 @@ def test_length_probe_per_sequence_per_token_and_out_of_range() -> None:
     right = torch.nn.functional.one_hot(y_short.clamp(min=0), 2).float()
     wrong_first = torch.nn.functional.one_hot(y_long.clamp(min=0), 2).float()
     wrong_first[0, 1] = wrong_first[0, 1].flip(0)  # one wrong token in one sequence
-    ctx._cache = {"train/main": right, "test/len_003": right, "test/len_006": wrong_first}
+    ctx._cache = {"train/main": right, "val/main": wrong_first, "test/len_003": right,
+                  "test/len_006": wrong_first}  # fmt: skip
     out = PROBES.get("length_accuracy").obj(model, ctx, None)
     assert out[("test/len_003", "accuracy")] == 1.0
     assert out[("test/len_006", "accuracy")] == 0.5
     assert out[("test/len_006", "token_accuracy")] == pytest.approx(5 / 6)
     assert out[(OUT_OF_RANGE, "accuracy")] == 0.5  # only length 6 is beyond training
     assert out[(OUT_OF_RANGE, "accuracy_min")] == 0.5
+    assert out[("val/main", "accuracy")] == 0.5  # the fit check's number, without train/main
+    assert out[("val/main", "token_accuracy")] == pytest.approx(5 / 6)
+    assert ("train/main", "accuracy") not in out
+
+
+def test_stack_has_a_bounded_depth() -> None:
+    """Delétang et al.'s stack: a fixed number of cells; a push onto a full stack drops the bottom."""
+    from genlab.models.stack_rnn import stack_update
+
+    push, pop = torch.tensor([[1.0, 0, 0]]), torch.tensor([[0, 1.0, 0]])
+    stack = torch.zeros(1, 3, 1)
+    for v in range(1, 6):
+        stack = stack_update(stack, push, torch.tensor([[float(v)]]))
+    assert stack[0, :, 0].tolist() == [5, 4, 3]
+    assert stack_update(stack, pop, torch.zeros(1, 1))[0, :, 0].tolist() == [4, 3, 0]
+    model = build("stack_rnn", hidden=8, memory_size=4)
+    assert model.depth == 4 and model(torch.randint(2, 6, (2, 12))).shape == (2, 12, 3)
+    assert build("stack_rnn", hidden=8).depth == INFO.extra["max_length"] + 1
+
+
+@pytest.mark.parametrize(("action", "moved"), [(0, 0), (1, -1), (2, 1), (3, -2), (4, 2)])
+def test_tape_writes_on_every_action_including_jumps(action: int, moved: int) -> None:
+    """Each of the five actions writes under the head, then moves it (jumps by L = 2 here)."""
+    from genlab.models.tape_rnn import tape_update
+
+    tape = torch.arange(1.0, 7.0).view(1, 6, 1)
+    a = torch.nn.functional.one_hot(torch.tensor([action]), 5).float()
+    out = tape_update(tape, a, torch.tensor([[-1.0]]), torch.tensor([2]))[0, :, 0]
+    assert out.tolist().count(-1.0) == 1  # the write happened, whatever the move
+    assert out[(-moved) % 6] == -1.0  # the written cell sits `moved` cells behind the head
+    assert out[0] == ([-1.0, 2, 3, 4, 5, 6] * 2)[moved % 6]
+
+
+def test_transformer_encoder_is_bidirectional_and_ignores_padding() -> None:
+    info = TaskInfo(kind="sequence", n_outputs=3, vocab_size=6, seq_len=8,
+                    extra={"max_length": 12, "first_symbol": 2, "pad": 0})  # fmt: skip
+    model = build("transformer_encoder", info, d_model=16, n_heads=2, positional="sinusoidal")
+    model.eval()
+    x = torch.randint(2, 6, (3, 8))
+    later = x.clone()
+    later[:, 7] = 2 + (x[:, 7] - 1) % 4  # a later token changes earlier outputs
+    assert not torch.allclose(model(x)[:, :7], model(later)[:, :7], atol=1e-4)
+    padded = torch.cat([x, torch.zeros(3, 4, dtype=torch.long)], 1)
+    assert torch.allclose(model(padded)[:, :8], model(x), atol=1e-5)
+    with pytest.raises(ValueError, match="positional"):
+        build("transformer_encoder", info, d_model=16, n_heads=2, positional="t5")

@@ -7,6 +7,7 @@ import math
 import pytest
 import torch
 
+from genlab.data import Split
 from genlab.errors import SpecError
 from genlab.losses import IGNORE
 from genlab.spec import parse_spec
@@ -177,3 +178,71 @@ def test_spec_with_formal_task_validates() -> None:
                        "model": {"name": "lstm"}, "steps": 1})  # fmt: skip
     assert spec.task.params["train_length"] == 40 and spec.task.params["test_max"] == 500
     assert len(FORMAL_TASKS) == 15
+
+
+def test_fresh_batches_are_new_each_step_and_a_pure_function_of_seed_and_step() -> None:
+    """``fresh``: the paper's regime, a new batch every step, all of one training length."""
+    p = FormalParams(task="reverse_string", fresh=True, n_test=5, **SMALL)
+    a, b = formal_language(p, 3).train["main"], formal_language(p, 3).train["main"]
+    assert torch.equal(a.stream(7, 16)[0], b.stream(7, 16)[0])  # same seed and step: same batch
+    assert not torch.equal(formal_language(p, 4).train["main"].stream(7, 16)[0], a.stream(7, 16)[0])
+    seen = set()
+    for k in range(12):
+        x, y = a.stream(k, 16)
+        n = (x >= FIRST_SYMBOL).sum(1)
+        assert x.shape[0] == 16 and bool((n == n[0]).all()) and 1 <= int(n[0]) <= 8
+        assert [r[0][::-1] for r in rows(Split(x, y))] == [r[1] for r in rows(Split(x, y))]
+        seen.add(x.numpy().tobytes())
+    assert len(seen) == 12
+    assert (
+        formal_language(FormalParams(task="reverse_string", **SMALL), 3).train["main"].stream
+        is None
+    )
+
+
+def test_fresh_batches_resume_exactly(tmp_path) -> None:
+    """A run that crashes mid-way resumes from its checkpoint and draws the batches it would
+    have drawn: its metrics equal an uninterrupted run's."""
+    import pandas as pd
+
+    from genlab.engine import run_spec
+    from genlab.store import Store
+
+    spec = parse_spec({
+        "task": {"name": "formal_language", "params": {"task": "parity_check", "fresh": True,
+                 "train_length": 4, "test_max": 6, "n_test_lengths": 1, "n_train": 16,
+                 "n_val": 16, "n_test": 16}},
+        "model": {"name": "lstm", "params": {"hidden": 8}}, "steps": 40, "batch_size": 8,
+        "checkpoint_every": 10, "eval": {"every": 10, "log_points": 0},
+    })  # fmt: skip
+
+    def crash(step: int, metrics: dict) -> None:
+        if step == 30:
+            raise RuntimeError("killed")
+
+    crashed = Store(tmp_path / "crashed")
+    with pytest.raises(Exception, match="killed"):
+        run_spec(spec, crashed, progress=False, on_eval=crash)
+    resumed = run_spec(spec, crashed, progress=False)
+    assert resumed.status == "done" and resumed.resumed_from == 20
+    ref = Store(tmp_path / "ref")
+    run_spec(spec, ref, progress=False)
+    pd.testing.assert_frame_equal(crashed.metrics(spec.run_id), ref.metrics(spec.run_id),
+                                  check_exact=True)  # fmt: skip
+
+
+def test_fresh_batches_are_not_stacked() -> None:
+    """The vmap executor trains a streaming task one replica at a time (its batches are drawn per
+    replica, with no row indices to stack)."""
+    from genlab.engine.train import prepare
+    from genlab.sweep.stacked import unstackable_reason
+
+    task = {"task": "parity_check", "train_length": 4, "test_max": 6, "n_test_lengths": 1,
+            "n_train": 16, "n_val": 16, "n_test": 16}  # fmt: skip
+    specs = [parse_spec({"task": {"name": "formal_language", "params": {**task, "fresh": f}},
+                         "model": {"name": "lstm", "params": {"hidden": 8}}, "steps": 2,
+                         "batch_size": 8}) for f in (True, False)]  # fmt: skip
+    fresh, fixed = (prepare(s) for s in specs)
+    assert "streams" in unstackable_reason(fresh)
+    assert unstackable_reason(fixed) is None
+    assert "main" not in fresh.sampler.indices() and "main" in fixed.sampler.indices()

@@ -22,10 +22,11 @@ def _always_stack(monkeypatch):
     monkeypatch.setattr(vm, "SPEED_CHECK", False)
 
 
-def tiny(seed=0, lr=1e-3, wd=1.0, opt="adamw", batch=None, steps=50, **extra):
+def tiny(seed=0, lr=1e-3, wd=1.0, opt="adamw", batch=None, steps=50, task_split="auto", **extra):
     d = load_spec_file("grokking")
     d["model"] = {"name": "mlp", "params": {"width": 32, "embed_dim": 8, **extra.pop("model", {})}}
-    d["task"]["params"]["p"] = 11
+    # the setting the seeds were chosen at
+    d["task"]["params"].update(p=11, train_fraction=0.5, split=task_split)
     d["optimizer"].update(name=opt, lr=lr, weight_decay=wd, momentum=0.9 if opt == "sgd" else 0)
     d.update(steps=steps, batch_size=batch, seed=seed, data_seed=seed, stop=[], checkpoint_every=20)
     d.update(extra)

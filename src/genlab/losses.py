@@ -53,7 +53,8 @@ def log_stablemax(logits: Tensor, dim: int = -1) -> Tensor:
 
 
 def stablemax_cross_entropy(logits: Tensor, y: Tensor, reduction: str = "mean") -> Tensor:
-    """StableMax cross-entropy (Prieto et al., #20) on logits of either task kind.
+    """StableMax cross-entropy (Prieto et al., #20) on logits of either task kind, computed in
+    float64 (as the authors' code does) and returned in the logits' dtype.
 
     Raises ``ValueError`` when ``y`` is not integer class labels (StableMax is for classification).
     """
@@ -62,4 +63,6 @@ def stablemax_cross_entropy(logits: Tensor, y: Tensor, reduction: str = "mean") 
             "StableMax cross-entropy needs integer class labels (a classification task)"
         )
     logits, y = _flat(logits, y)
-    return F.nll_loss(log_stablemax(logits), y, ignore_index=IGNORE, reduction=reduction)
+    # in float64, as Prieto et al.'s code computes it: the sum of s(x) over large logits
+    logp = log_stablemax(logits.double())
+    return F.nll_loss(logp, y, ignore_index=IGNORE, reduction=reduction).to(logits.dtype)

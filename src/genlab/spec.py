@@ -41,6 +41,9 @@ class Component(_Strict):
     params: dict[str, Any] = Field(default_factory=dict)
 
 
+ADAM_EPS = 1e-8  # torch's default; specs that keep it serialise (and hash) as before it existed
+
+
 class OptimizerSpec(_Strict):
     """The optimiser: AdamW, Adam or SGD, linear warm-up, optional gradient clipping."""
 
@@ -48,6 +51,7 @@ class OptimizerSpec(_Strict):
     lr: float = Field(1e-3, gt=0)
     weight_decay: float = Field(0.0, ge=0)
     betas: tuple[float, float] = (0.9, 0.98)
+    eps: float = Field(ADAM_EPS, gt=0, description="Adam's epsilon (Prieto et al. use 1e-25)")
     momentum: float = Field(0.0, ge=0, lt=1)
     warmup_steps: int = Field(0, ge=0)
     grad_clip: float | None = Field(None, gt=0)
@@ -145,10 +149,13 @@ class RunSpec(_Strict):
 
     @model_serializer(mode="wrap")
     def _without_empty_imports(self, handler: Any) -> dict[str, Any]:
-        """Specs without plugins serialise (and hash) exactly as before plugins existed."""
+        """Specs without plugins, or with Adam's default epsilon, serialise (and hash) exactly as
+        before those fields existed."""
         data = handler(self)
         if not data.get("imports"):
             data.pop("imports", None)
+        if isinstance(data.get("optimizer"), dict) and data["optimizer"].get("eps") == ADAM_EPS:
+            data["optimizer"].pop("eps")
         return data
 
     def canonical_json(self) -> str:

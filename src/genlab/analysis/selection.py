@@ -1,14 +1,19 @@
 """Model selection as in DomainBed (Gulrajani & Lopez-Paz, "In Search of Lost Domain
 Generalization"): per method and trial, pick one hyperparameter configuration by a validation score
-and report its test score. Scores are taken at the last checkpoint. Three rules:
+and report its test score. Three rules:
 
 * training-domain validation: the mean accuracy on the ``val/<env>`` splits of the training domains;
+  given one row per run *and checkpoint*, the argmax runs over configurations and checkpoints
+  jointly (DomainBed's ``IIDAccuracySelectionMethod``, which stops early);
 * leave-one-domain-out: per configuration, the mean accuracy of runs that each held one training
   domain out, scored on the domain they held out; the full run of the chosen configuration reports;
-* test-domain oracle: the test score itself (an optimistic upper bound, not a fair selection).
+* test-domain oracle: the test score itself at each run's last checkpoint (``last_checkpoint``;
+  DomainBed's ``OracleSelectionMethod``, no early stopping): an optimistic upper bound, not a fair
+  selection.
 
-Inputs are one row per run with the columns named by the arguments; outputs one row per
-``(group..., trial)`` with the chosen ``config`` and its ``val`` and ``test`` scores.
+Inputs are one row per run (or per run and checkpoint) with the columns named by the arguments;
+outputs one row per ``(group..., trial)`` with the chosen ``config`` and its ``val`` and ``test``
+scores.
 """
 
 from __future__ import annotations
@@ -42,8 +47,15 @@ def training_domain_validation(records: pd.DataFrame, val_columns: Sequence[str]
     return select(frame, "_val", test, **kw)  # type: ignore[arg-type]
 
 
+def last_checkpoint(records: pd.DataFrame, run: Sequence[str], step: str = "step") -> pd.DataFrame:
+    """The rows of each run's last checkpoint (a run: one value of the ``run`` columns)."""
+    last = records.groupby(list(run), sort=False, dropna=False)[step].transform("max")
+    return records[records[step] == last]
+
+
 def oracle(records: pd.DataFrame, test: str, **kw: object) -> pd.DataFrame:
-    """Select on the test score itself (DomainBed's test-domain validation, last checkpoint)."""
+    """Select on the test score itself (DomainBed's test-domain validation; give it the rows of
+    ``last_checkpoint``, as DomainBed scores the last checkpoint)."""
     frame = records.assign(_oracle=records[test])
     return select(frame, "_oracle", test, **kw)  # type: ignore[arg-type]
 

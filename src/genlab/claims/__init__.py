@@ -13,8 +13,7 @@ CLAIMS: Registry = Registry("claim", package="genlab.claims")
 def register(claim: Claim) -> Claim:
     """Register a claim instance under its id, after checking that it declares what every claim
     must (papers, statement, measures, fit and floor guards, a negative control)."""
-    if claim.declarative:
-        claim.check_declared()
+    claim.check_declared()
     CLAIMS.register(claim.id, type(claim).Config, papers=claim.rows, family=claim.family)(claim)
     return claim
 

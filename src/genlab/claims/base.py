@@ -51,14 +51,16 @@ REPLICATES = ("seed", "data_seed")
 
 @dataclass(frozen=True)
 class Ref:
-    """A paper a claim tests: its catalogue row, authors and year, and title."""
+    """A paper a claim tests: its catalogue row (``None`` for a paper outside the seed catalogue,
+    e.g. a benchmark the claim follows), authors and year, and title."""
 
-    row: int
+    row: int | None
     authors: str
     title: str
 
     def text(self) -> str:
-        return f"{self.authors}, \u201c{self.title}\u201d (catalogue #{self.row})"
+        where = f"catalogue #{self.row}" if self.row is not None else "not in the catalogue"
+        return f"{self.authors}, \u201c{self.title}\u201d ({where})"
 
 
 @dataclass(frozen=True)
@@ -129,14 +131,8 @@ class Claim:
 
     @property
     def rows(self) -> tuple[int, ...]:
-        """The catalogue rows of the papers."""
-        return tuple(p if isinstance(p, int) else p.row for p in self.papers)
-
-    @property
-    def declarative(self) -> bool:
-        """Written on this layer (``arms`` + ``decide``); False for a procedural claim not yet
-        migrated (it overrides ``specs``, ``judge`` and ``figure(cfg, metrics, path)``)."""
-        return type(self).arms is not Claim.arms
+        """The catalogue rows of the papers (papers outside the catalogue have none)."""
+        return tuple(p.row for p in self.papers if p.row is not None)
 
     def check_declared(self) -> None:
         """Every claim declares its papers, statement, measures, fit and floor guards and a
@@ -186,14 +182,6 @@ class Claim:
 
     def describe(self) -> dict[str, Any]:
         """What ``genlab claims list --json`` and ``claims show`` print."""
-        if not self.declarative:
-            return {
-                "id": self.id,
-                "family": self.family,
-                "statement": self.statement,
-                "papers": [{"row": r} for r in self.rows],
-                "budgets": dict(self.budgets),
-            }
         full = self.config("full") if "full" in self.budgets else self.config("smoke")
         return {
             "id": self.id, "family": self.family, "statement": self.statement,
@@ -269,10 +257,13 @@ class Claim:
                            config=cfg.model_dump(mode="json"),
                            run_ids=[r for r in table.get("run_id", [])])  # fmt: skip
 
+    def text(self, result: ClaimResult) -> str | None:
+        """The result as a text table in the paper's own layout, printed by ``genlab claims run``
+        after the evidence (None: the claim has none)."""
+        return None
+
     def draw(self, cfg: Params, result: ClaimResult, metrics: pd.DataFrame, path: Path):
         """The evidence figure at ``path`` (``None`` when the claim draws none)."""
-        if not self.declarative:
-            return self.figure(cfg, metrics, path)
         if self.figure is None or result.runs.empty:
             return None
         title = f"{self.id} \u2014 {result.verdict}"

@@ -57,12 +57,14 @@ class Guard:
 class Fit(Guard):
     """Every arm (or those matching ``where``) reaches ``level`` on ``measure``, its
     in-distribution metric (``below``: falls to it, for a loss). A NaN (a diverged or missing
-    run) does not fit."""
+    run) does not fit. ``any_arm``: one fitting arm is enough (a grid whose claim is that some
+    cells do not fit, as Liu et al.'s confusion phase)."""
 
     measure: str
     level: float
     where: dict[str, tuple[Any, ...]] | None = None
     below: bool = False
+    any_arm: bool = False
     kind = "fit"
 
     def check(self, arms: pd.DataFrame, keys: Sequence[str]) -> GuardResult:
@@ -75,8 +77,15 @@ class Fit(Guard):
                 rel = ">" if self.below else "<"
                 bad.append(f"arm {arm_name({k: r[k] for k in keys})} did not fit "
                            f"({self.measure} {v:.3f} {rel} {self.level:g})")  # fmt: skip
+        if rows.empty and self.where is not None and not arms.empty:  # e.g. a subset of shifts
+            return GuardResult(self.kind, True, f"no arm matches {self.where}")
         if rows.empty:
             return GuardResult(self.kind, False, "no arm to check the fit of")
+        if self.any_arm:
+            ok = len(bad) < len(rows)
+            return GuardResult(self.kind, ok, f"{len(rows) - len(bad)} of {len(rows)} arms fit "
+                               f"({self.measure} level {self.level:g})" if ok else
+                               f"no arm fit: {'; '.join(bad)}")  # fmt: skip
         return GuardResult(self.kind, not bad, "; ".join(bad) or
                            f"every arm fit ({self.measure} {'<=' if self.below else '>='} "
                            f"{self.level:g})")  # fmt: skip

@@ -38,7 +38,9 @@ def list_claims(
         table.add_column(col)
     for r in rows:
         table.add_row(
-            r["id"], ", ".join(str(p["row"]) for p in r["papers"]), escape(r["statement"])
+            r["id"],
+            ", ".join(str(p["row"] or p.get("authors")) for p in r["papers"]),
+            escape(r["statement"]),
         )
     out.print(table)
 
@@ -131,9 +133,11 @@ def run_claims(
                    | {"table": r.table.to_dict(orient="records"),
                       "guards": [g.__dict__ for g in r.guards]} for r in results])  # fmt: skip
         return
-    for r in results:
+    for c, r in zip(claims, results, strict=True):
         color = COLORS[r.verdict]
         out.print(f"[bold]{r.claim_id}[/]: [{color}]{r.verdict}[/]")
         out.print(f"  {escape(r.evidence)}")
+        if text := c.text(r):
+            out.print(text, markup=False, highlight=False)
         if r.figure:
             out.print(f"  figure: {r.figure}")

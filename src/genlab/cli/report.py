@@ -81,12 +81,13 @@ def claims_report(
     store: StoreOpt = None,
 ) -> None:
     """Every claim with its latest verdict, evidence, figure and the papers it cites."""
+    from genlab.claims import CLAIMS
     from genlab.report.claims_report import build_claims_report
 
     try:
         _check_format(fmt)
         st = open_store(store)
-        rep = build_claims_report(st, family)
+        rep = build_claims_report(st, CLAIMS.entries(), family)
         _emit(rep, fmt, out, f"claims-{family or 'all'}", st.root)
     except GenlabError as exc:
         fail(exc)

@@ -18,13 +18,14 @@ def site(
 ) -> None:
     """A static site from the store: index of the 120 papers and the claims, a page per claim and
     per sweep. Open OUT_DIR/index.html (works from disk, no network)."""
+    from genlab.claims import CLAIMS
     from genlab.report.site import build_site
 
     try:
         st = open_store(store)
         if not st.db_path.exists():
             err.print(f"note: no store at {st.root} yet; the site lists papers and claims only")
-        index = build_site(st, out_dir)
+        index = build_site(st, out_dir, {e.name: e.obj for e in CLAIMS.entries()})
     except GenlabError as exc:
         fail(exc)
     out.print(f"site: {index}")

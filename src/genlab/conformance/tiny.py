@@ -20,7 +20,9 @@ kinds: the first (task, model) pair that builds, trying tasks and models by name
 method that builds on it (``erm`` first, then by name). A pair builds when the model accepts the
 task's ``TaskInfo`` (a model refuses an input it cannot read with a ``SpecError`` or a
 ``ValueError`` at build time, as ``engine.prepare`` expects). A probe takes the first such spec on
-which it measures something without raising ``SpecError``.
+which it measures something without raising ``SpecError``; a probe that measures only under one
+training rule declares it with ``register(..., tiny_optimizer={...})``, the optimizer of its specs
+(e.g. plain GD for a probe of GD theory).
 """
 
 from __future__ import annotations
@@ -29,10 +31,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from genlab.data import TaskData
 from genlab.errors import SpecError
 from genlab.registry import Registry
 from genlab.spec import RunSpec, parse_spec
-from genlab.tasks.base import TaskData
 
 MAX_EXAMPLES = 2000
 MAX_PARAMETERS = 50_000
@@ -175,6 +177,9 @@ class Tiny:
             for kind, name in (("task", task), ("model", model), ("method", method))
         }
         d.update(steps=2, batch_size=BATCH)
+        for probe in probes or ():
+            if optimizer := registry("probe").get(probe).extra.get("tiny_optimizer"):
+                d["optimizer"] = optimizer
         if probes is not None:
             d["eval"] = {"probes": [{"name": n, "params": self.params("probe", n)} for n in probes]}
         return parse_spec(d)

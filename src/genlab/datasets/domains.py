@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor
 
-from genlab.tasks.base import Split, TaskData, TaskInfo
+from genlab.data import Split, TaskData, TaskInfo
 
 
 def check_test_envs(test_envs: Sequence[int], n_envs: int, names: Sequence[str] = ()) -> list[int]:

@@ -15,7 +15,7 @@ def build_optimizer(model: nn.Module, spec: OptimizerSpec) -> torch.optim.Optimi
             params, lr=spec.lr, momentum=spec.momentum, weight_decay=spec.weight_decay
         )
     cls = torch.optim.AdamW if spec.name == "adamw" else torch.optim.Adam
-    return cls(params, lr=spec.lr, betas=spec.betas, weight_decay=spec.weight_decay)
+    return cls(params, lr=spec.lr, betas=spec.betas, eps=spec.eps, weight_decay=spec.weight_decay)
 
 
 def build_scheduler(

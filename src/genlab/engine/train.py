@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import torch
 from torch import nn
 
+from genlab.data import TaskData
 from genlab.engine import checkpoint
 from genlab.engine import threads as threads_mod
 from genlab.engine.batches import BatchSampler
@@ -39,7 +40,7 @@ from genlab.probes import PROBES, EvalContext
 from genlab.spec import RunSpec
 from genlab.store import Store
 from genlab.store_context import using_store
-from genlab.tasks import TASKS, TaskData
+from genlab.tasks import TASKS
 
 Metrics = dict[tuple[str, str], float]
 DTYPES = {"float32": torch.float32, "float64": torch.float64}

@@ -14,8 +14,8 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
+from genlab.data import TaskData
 from genlab.methods._dg import featurize
-from genlab.tasks import TaskData
 
 
 @torch.no_grad()

@@ -30,9 +30,9 @@ import pandas as pd
 import torch
 from torch import Tensor, nn
 
+from genlab.data import TaskData
 from genlab.ensembles.predictions import em_weights
 from genlab.ensembles.probe import SoftmaxProbe, features
-from genlab.tasks import TaskData
 
 
 @dataclass

@@ -13,11 +13,11 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
+from genlab.data import TaskInfo
 from genlab.errors import SpecError
 from genlab.losses import cross_entropy
 from genlab.methods.base import Batch
 from genlab.models.mlp import MLP
-from genlab.tasks.base import TaskInfo
 
 # name -> (kind, low, high): "log10" draws 10**U(low, high), "int_log10" rounds it,
 # "uniform" draws U(low, high)

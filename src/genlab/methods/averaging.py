@@ -21,10 +21,10 @@ import torch
 from pydantic import Field
 from torch import Tensor, nn
 
+from genlab.data import TaskInfo
 from genlab.methods import METHODS
 from genlab.methods.base import Batch
 from genlab.methods.erm import ERM, ERMParams
-from genlab.tasks.base import TaskInfo
 
 
 class SWAParams(ERMParams):

@@ -19,11 +19,11 @@ import torch.nn.functional as F
 from pydantic import Field
 from torch import Tensor, nn
 
+from genlab.data import TaskInfo
 from genlab.methods import METHODS
 from genlab.methods._dg import pooled
 from genlab.methods.base import Batch, Method
 from genlab.registry import Params
-from genlab.tasks.base import TaskInfo
 
 
 class BangParams(Params):

@@ -11,8 +11,8 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
+from genlab.data import TaskInfo
 from genlab.registry import Params
-from genlab.tasks.base import TaskInfo
 
 Batch = tuple[Tensor, Tensor]
 

@@ -18,12 +18,12 @@ import torch
 from pydantic import Field
 from torch import Tensor, nn
 
+from genlab.data import TaskInfo
 from genlab.losses import cross_entropy
 from genlab.methods import METHODS
 from genlab.methods._dg import check_features, classifier, featurize, pooled
 from genlab.methods.base import Batch, Method
 from genlab.registry import Params
-from genlab.tasks.base import TaskInfo
 
 
 class DistillParams(Params):

@@ -11,11 +11,11 @@ import torch
 from pydantic import Field
 from torch import Tensor, nn
 
+from genlab.data import TaskInfo
 from genlab.methods import METHODS
 from genlab.methods._dg import Ranges, buffer, env_losses, train_envs
 from genlab.methods.base import Batch, Method
 from genlab.registry import Params
-from genlab.tasks.base import TaskInfo
 
 
 class GroupDROParams(Params):

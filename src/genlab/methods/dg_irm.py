@@ -3,8 +3,12 @@
 Penalty per environment: the squared gradient of the risk with respect to a dummy classifier scale
 ``w = 1`` (estimated without bias as the product of the gradients on the two halves of the batch).
 The penalty weight is 1 for the first ``irm_penalty_anneal_iters`` updates and ``irm_lambda`` after,
-when the loss is divided by ``1 + irm_lambda`` and the optimiser's state is reset (DomainBed resets
-Adam there). Needs >= 2 training environments.
+when the optimiser's state is reset (DomainBed resets Adam there). The loss is
+``nll + weight * penalty``, not rescaled, as in DomainBed's ``IRM.update`` (Arjovsky et al.'s own
+ColoredMNIST code divides the loss by the weight once it exceeds 1; with Adam the two differ only
+through Adam's epsilon). DomainBed anneals for 500 of its 5,000 steps: scale
+``irm_penalty_anneal_iters`` to a shorter budget (the DomainBed sweep of ``examples/sweeps`` uses
+30 of 301). Needs >= 2 training environments.
 """
 
 from __future__ import annotations
@@ -15,12 +19,12 @@ import torch
 from pydantic import Field
 from torch import Tensor, autograd, nn
 
+from genlab.data import TaskInfo
 from genlab.losses import cross_entropy
 from genlab.methods import METHODS
 from genlab.methods._dg import Ranges, buffer, env_logits, require_envs
 from genlab.methods.base import Batch, Method
 from genlab.registry import Params
-from genlab.tasks.base import TaskInfo
 
 
 class IRMParams(Params):
@@ -67,8 +71,6 @@ class IRM(Method):
         nll = torch.stack([cross_entropy(lo, y) for lo, y in parts]).mean()
         penalty = torch.stack([irm_penalty(lo, y) for lo, y in parts]).mean()
         loss = nll + weight * penalty
-        if weight > 1.0:
-            loss = loss / (1.0 + weight)
         return loss, {"nll": nll.item(), "penalty": penalty.item()}
 
     def step(

@@ -15,12 +15,12 @@ import torch
 from pydantic import Field
 from torch import Tensor, nn
 
+from genlab.data import TaskInfo
 from genlab.losses import cross_entropy
 from genlab.methods import METHODS
 from genlab.methods._dg import Ranges, check_features, classifier, featurize, require_envs
 from genlab.methods.base import Batch, Method
 from genlab.registry import Params
-from genlab.tasks.base import TaskInfo
 
 
 class LowRankParams(Params):

@@ -11,6 +11,7 @@ import torch
 from pydantic import Field
 from torch import Tensor, nn
 
+from genlab.data import TaskInfo
 from genlab.losses import cross_entropy
 from genlab.methods import METHODS
 from genlab.methods._dg import (
@@ -23,7 +24,6 @@ from genlab.methods._dg import (
 )
 from genlab.methods.base import Batch, Method
 from genlab.registry import Params
-from genlab.tasks.base import TaskInfo
 
 GAMMAS = (0.001, 0.01, 0.1, 1.0, 10.0, 100.0, 1000.0)
 

@@ -6,24 +6,34 @@ distribution over classes as its soft target, so features shared with OOD data s
 to the logits: ``CE(f(x), y) + oat_lambda * CE(f(x_ood), uniform)``. The OOD pool here is
 procedural (no download): per image, uniform noise, a random straight stroke, or a random
 rectangle, in the task's input shape, drawn from a generator seeded by the step counter (a model
-buffer), so runs are reproducible and resumable.
+buffer), so runs are reproducible and resumable. ``ood_pool="constant"`` draws flat images of one
+random grey level instead: a pool that shares no spatial feature with the data (a control).
+
+``adv_eps > 0`` trains adversarially as the paper's OAT+PGD: L-inf PGD (``adv_steps`` steps from
+a random start) perturbs the labelled *and* the OOD images to raise this same loss, and the
+model trains on the perturbed batch (Lee et al.'s ``AT/train.py``; ``oat_lambda=0`` is plain PGD
+adversarial training, Madry et al.). Differences from the official code: the OOD pool is
+procedural, not 80M-TinyImages; the OOD batch is ``ood_batch`` images beside the labelled batch
+(the paper: half of one batch, OOD examples weighted ``alpha = 5``; ``CE + 5 CE_ood`` here is that
+loss up to a factor of 2 in the learning rate).
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import torch
 import torch.nn.functional as F
 from pydantic import Field
 from torch import Tensor, nn
 
+from genlab.attacks import linf_pgd
+from genlab.data import TaskInfo
 from genlab.losses import cross_entropy
 from genlab.methods import METHODS
 from genlab.methods._dg import Ranges, buffer, pooled
 from genlab.methods.base import Batch, Method
 from genlab.registry import Params
-from genlab.tasks.base import TaskInfo
 
 
 class OATParams(Params):
@@ -31,6 +41,11 @@ class OATParams(Params):
 
     oat_lambda: float = Field(1.0, ge=0, description="weight of the uniform-target OOD loss")
     ood_batch: int = Field(64, ge=1, description="OOD images per step")
+    ood_pool: Literal["procedural", "constant"] = Field(
+        "procedural", description="noise/strokes/rectangles, or flat grey images (a control)"
+    )
+    adv_eps: float = Field(0.0, ge=0, le=1, description="L-inf PGD radius (0: standard training)")
+    adv_steps: int = Field(5, ge=1, le=50, description="PGD steps when adv_eps > 0")
 
 
 def ood_images(n: int, shape: tuple[int, ...], gen: torch.Generator) -> Tensor:
@@ -76,13 +91,27 @@ class OAT(Method):
 
     def loss(self, model: nn.Module, batches: dict[str, Batch]) -> tuple[Tensor, dict[str, Any]]:
         x, y, _ = pooled(batches)
+        p = self.params
         step = int(getattr(model, "dg_updates", 0))
         gen = torch.Generator().manual_seed(1_000_000 + step)
-        x_ood = ood_images(self.params.ood_batch, self.info.input_shape, gen).to(x.dtype)
-        logits = model(torch.cat([x, x_ood]))
-        ce = cross_entropy(logits[: len(y)], y)
-        ood = uniform_ce(logits[len(y) :])
-        return ce + self.params.oat_lambda * ood, {"ce": ce.item(), "ood_ce": ood.item()}
+        n_ood = p.ood_batch if p.oat_lambda > 0 else 0
+        if p.ood_pool == "constant":
+            level = torch.rand(n_ood, 1, 1, 1, generator=gen)
+            x_ood = level.expand(n_ood, *self.info.input_shape).clone()
+        else:
+            x_ood = ood_images(n_ood, self.info.input_shape, gen)
+        inputs = torch.cat([x, x_ood.to(x.dtype)])
+
+        def objective(logits: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+            ce = cross_entropy(logits[: len(y)], y)
+            ood = uniform_ce(logits[len(y) :]) if n_ood else ce.new_zeros(())
+            return ce + p.oat_lambda * ood, ce, ood
+
+        if p.adv_eps > 0:
+            inputs = linf_pgd(model, inputs, lambda z: objective(z)[0], p.adv_eps, p.adv_steps,
+                              gen=gen)  # fmt: skip
+        loss, ce, ood = objective(model(inputs))
+        return loss, {"ce": ce.item(), "ood_ce": ood.item()}
 
     def step(
         self, model: nn.Module, optimizer: torch.optim.Optimizer, batches: dict[str, Batch]

@@ -1,6 +1,8 @@
 """V-REx: risk extrapolation by penalising the variance of the per-environment risks
 (Krueger et al., 2021), as in DomainBed: weight 1 for ``vrex_penalty_anneal_iters`` updates,
-``vrex_lambda`` after (and the optimiser's state reset then). Needs >= 2 training environments.
+``vrex_lambda`` after (and the optimiser's state reset then). DomainBed anneals for 500 of its
+5,000 steps: scale ``vrex_penalty_anneal_iters`` to a shorter budget (the DomainBed sweep of
+``examples/sweeps`` uses 30 of 301). Needs >= 2 training environments.
 """
 
 from __future__ import annotations
@@ -11,11 +13,11 @@ import torch
 from pydantic import Field
 from torch import Tensor, nn
 
+from genlab.data import TaskInfo
 from genlab.methods import METHODS
 from genlab.methods._dg import Ranges, buffer, env_losses, require_envs
 from genlab.methods.base import Batch, Method
 from genlab.registry import Params
-from genlab.tasks.base import TaskInfo
 
 
 class VRExParams(Params):

@@ -8,11 +8,11 @@ import torch
 from pydantic import Field
 from torch import Tensor, nn
 
+from genlab.data import TaskInfo
 from genlab.losses import cross_entropy, stablemax_cross_entropy
 from genlab.methods import METHODS
 from genlab.methods.base import Batch, Method
 from genlab.registry import Params
-from genlab.tasks.base import TaskInfo
 
 LOSSES = {"softmax": cross_entropy, "stablemax": stablemax_cross_entropy}
 

@@ -8,10 +8,10 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
+from genlab.data import TaskInfo
 from genlab.methods import METHODS
 from genlab.methods.base import Batch, Method
 from genlab.registry import NoParams
-from genlab.tasks.base import TaskInfo
 
 
 @METHODS.register("mse", NoParams, papers=(53,), family="grokking")

@@ -4,7 +4,8 @@
 After ``switch_step`` optimiser steps, each environment's batch keeps only its first ``keep``
 examples. The task's training sets are already in a seeded random order, so with full-batch training
 (``batch_size`` unset) this is a fixed random subset. The step count lives in a model buffer, so a
-resumed run switches at the same step.
+resumed run switches at the same step. Each step logs ``train_size`` (examples in the batch), so
+the store shows where the switch happened (``optim/train_size``).
 """
 
 from __future__ import annotations
@@ -53,4 +54,5 @@ class SubsetSwitch(ERM):
                 k: (x[: self.params.keep], y[: self.params.keep]) for k, (x, y) in batches.items()
             }
         counter += 1
-        return super().step(model, optimizer, batches)
+        size = float(sum(len(x) for x, _ in batches.values()))
+        return {**super().step(model, optimizer, batches), "train_size": size}

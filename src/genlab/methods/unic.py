@@ -21,13 +21,13 @@ import torch.nn.functional as F
 from pydantic import Field
 from torch import Tensor, nn
 
+from genlab.data import TaskInfo
 from genlab.losses import cross_entropy
 from genlab.methods import METHODS
 from genlab.methods._dg import classifier, featurize, pooled
 from genlab.methods.base import Batch, Method
 from genlab.models.mlp import MLP
 from genlab.registry import Params
-from genlab.tasks.base import TaskInfo
 
 RUN_ID = r"^[0-9a-f]{16}$"
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from pydantic import Field
 from torch import Tensor, nn
 
+from genlab.data import TaskInfo
 from genlab.models import MODELS
 from genlab.registry import Params
-from genlab.tasks.base import TaskInfo
 
 
 class AttributeCNNParams(Params):

@@ -21,9 +21,9 @@ import torch
 from pydantic import Field, model_validator
 from torch import nn
 
+from genlab.data import TaskInfo
 from genlab.models import MODELS
 from genlab.registry import Params
-from genlab.tasks.base import TaskInfo
 
 RUN_ID = r"^[0-9a-f]{16}$"
 

@@ -17,9 +17,9 @@ import torch
 from pydantic import Field
 from torch import Tensor, nn
 
+from genlab.data import TaskInfo
 from genlab.models import MODELS
 from genlab.registry import Params
-from genlab.tasks.base import TaskInfo
 
 RunId = Annotated[str, Field(pattern=r"^[0-9a-f]{16}$")]
 

@@ -20,9 +20,9 @@ import torch.nn.functional as F
 from pydantic import Field, field_validator
 from torch import Tensor, nn
 
+from genlab.data import TaskInfo
 from genlab.models import MODELS
 from genlab.registry import Params
-from genlab.tasks.base import TaskInfo
 
 
 class GhostBNParams(Params):

@@ -8,9 +8,9 @@ import torch
 from pydantic import Field
 from torch import nn
 
+from genlab.data import TaskInfo
 from genlab.models import MODELS
 from genlab.registry import Params
-from genlab.tasks.base import TaskInfo
 
 
 class LinearStudentParams(Params):

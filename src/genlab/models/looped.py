@@ -27,11 +27,11 @@ import torch
 from pydantic import Field
 from torch import Tensor, nn
 
+from genlab.data import TaskInfo
 from genlab.models import MODELS
 from genlab.models.positional import POSITIONAL, PositionalName
 from genlab.models.transformer import Block, TransformerParams
 from genlab.registry import Params
-from genlab.tasks.base import TaskInfo
 
 
 class LoopedParams(Params):

@@ -14,9 +14,9 @@ import torch.nn.functional as F
 from pydantic import Field
 from torch import Tensor, nn
 
+from genlab.data import TaskInfo
 from genlab.models import MODELS
 from genlab.registry import Params
-from genlab.tasks.base import TaskInfo
 
 
 class MoEParams(Params):
@@ -44,10 +44,14 @@ class MoELayer(nn.Module):
         gate = self.router(h).softmax(-1)  # (N, T, E)
         prob, idx = gate.max(-1)
         self.last_route = idx.detach()
-        hidden = F.gelu(torch.einsum("ntd,edf->ntef", h, self.w1) + self.b1)
-        out = torch.einsum("ntef,efd->nted", hidden, self.w2)  # every expert: tiny models only
-        chosen = out.gather(2, idx[..., None, None].expand(-1, -1, 1, out.shape[-1])).squeeze(2)
-        return prob.unsqueeze(-1) * chosen
+        flat, chosen = h.reshape(-1, h.shape[-1]), idx.reshape(-1)
+        out = torch.zeros_like(flat)
+        for e in range(self.w1.shape[0]):  # each expert on its own tokens only (top-1 dispatch)
+            rows = (chosen == e).nonzero(as_tuple=True)[0]
+            if len(rows):
+                y = F.gelu(flat[rows] @ self.w1[e] + self.b1[e]) @ self.w2[e]
+                out = out.index_add(0, rows, y)
+        return prob.unsqueeze(-1) * out.view_as(h)
 
 
 class Block(nn.Module):

@@ -164,6 +164,27 @@ class FIRE(PositionalEncoding):
         return self.mlp(ratio.unsqueeze(-1)).permute(2, 0, 1)  # (heads, T, T)
 
 
+class HardALiBi(PositionalEncoding):
+    """Hard-ALiBi (Jelassi et al. 2024, "Repeat after me", the encoding of Hou et al.'s Turing
+    programs, #87): ALiBi's linear penalty replaced by a hard window. As in Jelassi et al.'s code
+    (``num_masked_heads``, half the heads by default), head ``h < n_heads // 2`` (at least one)
+    attends only to the last ``h + 1`` tokens (itself included); the other heads carry no
+    positional information (NoPE). The bias is 0 inside a window and ``-inf`` outside.
+    """
+
+    def __init__(self, d_model: int, n_heads: int, max_len: int) -> None:
+        super().__init__(d_model, n_heads, max_len)
+        masked = max(1, n_heads // 2)
+        window = [float(h + 1) for h in range(masked)] + [math.inf] * (n_heads - masked)
+        self.register_buffer("window", torch.tensor(window), persistent=False)
+
+    def attention_bias(self, length: int) -> Tensor:
+        pos = torch.arange(length, device=self.window.device, dtype=self.window.dtype)
+        dist = (pos[:, None] - pos[None, :]).clamp(min=0)
+        inside = dist[None] < self.window[:, None, None]
+        return torch.zeros_like(inside, dtype=self.window.dtype).masked_fill(~inside, -math.inf)
+
+
 POSITIONAL: dict[str, type[PositionalEncoding]] = {
     "none": PositionalEncoding,
     "learned": LearnedAbsolute,
@@ -172,6 +193,7 @@ POSITIONAL: dict[str, type[PositionalEncoding]] = {
     "alibi": ALiBi,
     "rope": Rotary,
     "fire": FIRE,
+    "hard_alibi": HardALiBi,
 }
 
 

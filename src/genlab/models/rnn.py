@@ -14,9 +14,9 @@ from typing import Literal
 from pydantic import Field
 from torch import Tensor, nn
 
+from genlab.data import TaskInfo
 from genlab.models import MODELS
 from genlab.registry import Params
-from genlab.tasks.base import TaskInfo
 
 
 class RecurrentParams(Params):

@@ -18,11 +18,11 @@ import torch.nn.functional as F
 from pydantic import Field
 from torch import Tensor, nn
 
+from genlab.data import TaskInfo
 from genlab.models import MODELS
 from genlab.models.positional import Sinusoidal
 from genlab.models.seq2seq import Seq2SeqBase
 from genlab.registry import Params
-from genlab.tasks.base import TaskInfo
 
 
 class TransformerSeq2SeqParams(Params):

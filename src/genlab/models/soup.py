@@ -16,9 +16,9 @@ from typing import Annotated
 from pydantic import Field, model_validator
 from torch import nn
 
+from genlab.data import TaskInfo
 from genlab.models import MODELS
 from genlab.registry import Params
-from genlab.tasks.base import TaskInfo
 
 RunId = Annotated[str, Field(pattern=r"^[0-9a-f]{16}$")]
 

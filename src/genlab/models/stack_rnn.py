@@ -2,8 +2,12 @@
 
 An RNN controller reads the input and the top of a differentiable stack. At each step it emits
 softmax weights over three actions (PUSH a new vector ``tanh(W h)``, POP, NO-OP) and the stack
-becomes their weighted mix. The stack has one cell per time step (so it never overflows) and the
-update is batched over the batch; the only Python loop is over time steps.
+becomes their weighted mix. The stack has a fixed depth, ``memory_size`` cells, as in the paper's
+code (``stack_size``, 30 there): a push onto a full stack drops the bottom cell. By default the depth
+is the task's longest input + 1, so it never overflows on the task's own splits. The update is
+batched; the only Python loop is over time steps. Differences from the paper's code: the pushed
+vector goes through ``tanh`` (theirs is linear) and the read-out is linear in ``h`` (theirs is
+``Linear(relu(h))``).
 """
 
 from __future__ import annotations
@@ -14,9 +18,9 @@ import torch
 from pydantic import Field
 from torch import Tensor, nn
 
+from genlab.data import TaskInfo
 from genlab.models import MODELS
 from genlab.models.rnn import RecurrentBase, RecurrentParams
-from genlab.tasks.base import TaskInfo
 
 
 class StackRNNParams(RecurrentParams):
@@ -24,6 +28,14 @@ class StackRNNParams(RecurrentParams):
 
     stack_dim: int = Field(8, ge=1, description="size of a stack cell (the paper uses 8)")
     controller: Literal["rnn", "lstm"] = Field("rnn", description="controller cell")
+    memory_size: int | None = Field(
+        None, ge=1, description="memory cells; default the task's longest input + 1"
+    )
+
+
+def memory_cells(p: StackRNNParams, info: TaskInfo) -> int:
+    """The fixed memory size: ``memory_size``, else the task's longest input + 1."""
+    return p.memory_size or int(info.extra.get("max_length") or info.seq_len or 64) + 1
 
 
 class Controller(nn.Module):
@@ -47,6 +59,15 @@ class Controller(nn.Module):
         return h, (h,)
 
 
+def stack_update(stack: Tensor, a: Tensor, v: Tensor) -> Tensor:
+    """The stack after PUSH ``v``, POP and NO-OP mixed by the action weights ``a`` ``(n, 3)``;
+    ``stack`` is ``(n, depth, d)`` with the top at cell 0, and a push drops the bottom cell."""
+    a = a[:, :, None, None]
+    pushed = torch.cat([v[:, None], stack[:, :-1]], dim=1)
+    popped = torch.cat([stack[:, 1:], torch.zeros_like(stack[:, :1])], dim=1)
+    return a[:, 0] * pushed + a[:, 1] * popped + a[:, 2] * stack
+
+
 class StackRNN(RecurrentBase):
     """Controller + differentiable stack; see the module docstring."""
 
@@ -56,20 +77,18 @@ class StackRNN(RecurrentBase):
         self.actions = nn.Linear(p.hidden, 3)
         self.push_value = nn.Linear(p.hidden, p.stack_dim)
         self.stack_dim = p.stack_dim
+        self.depth = memory_cells(p, info)
 
     def states(self, e: Tensor, x: Tensor) -> Tensor:
         n, t, _ = e.shape
-        stack = e.new_zeros(n, t + 1, self.stack_dim)
+        stack = e.new_zeros(n, self.depth, self.stack_dim)
         state = self.ctrl.init(n, e)
         out = []
         for i in range(t):
             h, state = self.ctrl(torch.cat([e[:, i], stack[:, 0]], dim=1), state)
             out.append(h)
-            a = torch.softmax(self.actions(h), dim=-1)[:, :, None, None]
-            v = torch.tanh(self.push_value(h))
-            pushed = torch.cat([v[:, None], stack[:, :-1]], dim=1)
-            popped = torch.cat([stack[:, 1:], stack.new_zeros(n, 1, self.stack_dim)], dim=1)
-            stack = a[:, 0] * pushed + a[:, 1] * popped + a[:, 2] * stack
+            a = torch.softmax(self.actions(h), dim=-1)
+            stack = stack_update(stack, a, torch.tanh(self.push_value(h)))
         return torch.stack(out, dim=1)
 
 

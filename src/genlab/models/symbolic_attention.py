@@ -26,10 +26,10 @@ import torch
 from pydantic import Field
 from torch import Tensor, nn
 
+from genlab.data import TaskInfo
 from genlab.models import MODELS
 from genlab.models.positional import PositionalEncoding
 from genlab.models.transformer import Attention, Transformer, TransformerParams
-from genlab.tasks.base import TaskInfo
 
 
 class SymbolicParams(TransformerParams):

@@ -13,10 +13,10 @@ import torch.nn.functional as F
 from pydantic import Field
 from torch import Tensor, nn
 
+from genlab.data import TaskInfo
 from genlab.models import MODELS
 from genlab.models.positional import POSITIONAL, PositionalEncoding, PositionalName
 from genlab.registry import Params
-from genlab.tasks.base import TaskInfo
 
 
 class TransformerParams(Params):
@@ -33,6 +33,8 @@ class TransformerParams(Params):
 
 
 class Attention(nn.Module):
+    causal = True  # an encoder (``transformer_encoder``) sets it False on its instances
+
     def __init__(self, d_model: int, n_heads: int, dropout: float, pos: PositionalEncoding):
         super().__init__()
         if d_model % n_heads:
@@ -41,14 +43,21 @@ class Attention(nn.Module):
         self.qkv = nn.Linear(d_model, 3 * d_model)
         self.out = nn.Linear(d_model, d_model)
 
-    def forward(self, h: Tensor, last_only: bool = False) -> Tensor:
-        """Causal self-attention; with ``last_only`` only the last position queries (all keys)."""
+    def forward(self, h: Tensor, last_only: bool = False, keep: Tensor | None = None) -> Tensor:
+        """Causal self-attention; with ``last_only`` only the last position queries (all keys).
+        Not causal when ``self.causal`` is False: every query sees every key where ``keep``
+        (``(n, t)`` bool, default all) is True."""
         n, t, d = h.shape
         q, k, v = self.qkv(h).view(n, t, 3, self.n_heads, d // self.n_heads).permute(2, 0, 3, 1, 4)
         q, k = self.pos.rotate(q, k)
         bias = self.pos.attention_bias(t)
         p = self.dropout if self.training else 0.0
-        if last_only:  # the last query sees every key: no mask needed
+        if not self.causal:
+            mask = None if keep is None else keep[:, None, None, :]
+            if last_only:
+                q = q[:, :, -1:]
+            y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p)
+        elif last_only:  # the last query sees every key: no mask needed
             q = q[:, :, -1:]
             mask = None if bias is None else bias[..., -1:, :].to(h.dtype)
             y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p)
@@ -75,8 +84,9 @@ class Block(nn.Module):
             nn.Dropout(p.dropout),
         )
 
-    def forward(self, h: Tensor, last_only: bool = False) -> Tensor:
-        a = self.attn(self.ln1(h), last_only)
+    def forward(self, h: Tensor, last_only: bool = False, keep: Tensor | None = None) -> Tensor:
+        x = self.ln1(h)
+        a = self.attn(x, last_only) if keep is None else self.attn(x, last_only, keep=keep)
         h = (h[:, -1:] if last_only else h) + a
         return h + self.mlp(self.ln2(h))
 
@@ -102,16 +112,21 @@ class Transformer(nn.Module):
         self.ln_f = nn.LayerNorm(p.d_model) if p.layer_norm else nn.Identity()
         self.unembed = nn.Linear(p.d_model, info.n_outputs)
 
+    def keys(self, x: Tensor) -> Tensor | None:
+        """Which keys each row's queries may attend to, ``(n, t)`` bool (None: all; an encoder
+        masks padding)."""
+        return None
+
     def forward(self, x: Tensor) -> Tensor:
         if x.shape[1] > self.max_len:
             raise ValueError(
                 f"input length {x.shape[1]} exceeds the model's max_len {self.max_len}"
             )
-        h = self.pos.add_to_input(self.embed(x))
+        h, keep = self.pos.add_to_input(self.embed(x)), self.keys(x)
         for i, block in enumerate(self.blocks):
             # Classification reads the last position only, so the last block computes only it:
             # the same numbers as slicing afterwards, for about a third less work on [a, b, =].
-            h = block(h, last_only=self.last_only and i == len(self.blocks) - 1)
+            h = block(h, last_only=self.last_only and i == len(self.blocks) - 1, keep=keep)
         if self.last_only:
             h = h[:, -1]
         return self.unembed(self.ln_f(h))

@@ -8,7 +8,7 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
-from genlab.tasks.base import TaskData
+from genlab.data import TaskData
 
 ProbeResult = dict[tuple[str, str], float]
 EVAL_CHUNK = 8192

@@ -21,7 +21,9 @@ Two entry points:
 - the ``function_complexity`` probe: the same measures for the model being trained, on the plane
   through three training inputs (the grid spans ``[-0.5, 1.5]`` in plane coordinates, so the
   three points sit inside it); each output logit (centred) is one map, the reported values are
-  averages over logits. Metrics under the ``model`` split, so the zoo can rank them.
+  averages over logits. Metrics under the ``model`` split, so the zoo can rank them. With
+  ``inputs="grid"`` it scores the first logit on the task's own grid (task ``plane_grid``, model
+  ``random_mlp``): ``sample_complexity`` one network per run, so the numbers reach the store.
 """
 
 from __future__ import annotations
@@ -139,9 +141,9 @@ class Arch:
 
 
 class RandomNet(nn.Module):
-    """The network of an ``Arch`` with input dimension ``d_in`` and one output."""
+    """The network of an ``Arch`` with input dimension ``d_in`` and ``d_out`` outputs."""
 
-    def __init__(self, arch: Arch, d_in: int, gen: torch.Generator) -> None:
+    def __init__(self, arch: Arch, d_in: int, gen: torch.Generator, d_out: int = 1) -> None:
         super().__init__()
         if arch.depth < 1 or arch.width < 1 or arch.scale <= 0:
             raise ValueError("Arch: depth and width must be >= 1 and scale > 0")
@@ -152,7 +154,7 @@ class RandomNet(nn.Module):
         self.blocks = nn.ModuleList(
             self._linear(arch.width, arch.width, gen) for _ in range(arch.depth - 1)
         )
-        self.out = self._linear(arch.width, 1, gen)
+        self.out = self._linear(arch.width, d_out, gen)
         self.act = ACTS[arch.activation]()
 
     def _linear(self, d_in: int, d_out: int, gen: torch.Generator) -> nn.Linear:
@@ -171,7 +173,8 @@ class RandomNet(nn.Module):
         for blk in self.blocks:
             z = self.act(blk(self._norm(h)))
             h = h + z if self.arch.residual else z
-        return self.out(self._norm(h)).squeeze(-1)
+        out = self.out(self._norm(h))
+        return out.squeeze(-1) if out.shape[-1] == 1 else out
 
 
 def sample_complexity(
@@ -204,6 +207,11 @@ class ComplexityParams(Params):
     grid: int = Field(32, ge=4, le=256, description="grid points per side of the input plane")
     planes: int = Field(4, ge=1, description="random planes (triples of training inputs)")
     split: str = Field("train/main", description="split whose inputs span the planes")
+    inputs: Literal["planes", "grid"] = Field(
+        "planes",
+        description="'grid': the split's inputs are the square grid itself (task "
+        "plane_grid) and the map is the first logit, the paper's protocol",
+    )
 
 
 def plane_inputs(x: Tensor, idx: Tensor, n: int) -> Tensor:
@@ -252,11 +260,33 @@ def function_complexity(
 ) -> ProbeResult:
     """Complexity of the function the model computes on planes through training inputs
     (Teney et al., "Neural Redshift", #85). Metrics (split ``model``): ``fourier_complexity``,
-    ``lz_complexity``. Params: ``grid``, ``planes``, ``split``."""
+    ``lz_complexity`` (``inputs="grid"``: also ``noise_fourier_complexity`` and
+    ``noise_lz_complexity``, the same measures of an i.i.d. Gaussian map on the grid, the
+    reference of a complex function). Params: ``grid``, ``planes``, ``split``, ``inputs``."""
     if params.split not in ctx.splits:
         raise SpecError(
             f"function_complexity.split: {params.split!r}; allowed: {', '.join(ctx.splits)}"
         )
     gen = torch.Generator().manual_seed(ctx.step + 85)
     x = ctx.splits[params.split].x
-    return {("model", k): v for k, v in model_complexity(model, x, params, gen).items()}
+    if params.inputs == "planes":
+        return {("model", k): v for k, v in model_complexity(model, x, params, gen).items()}
+    n = math.isqrt(len(x))
+    if n * n != len(x) or x.shape[1:] != (2,):
+        raise SpecError(f"function_complexity.inputs='grid': split {params.split!r} must be a "
+                        f"square grid of 2-D points (task plane_grid), got {tuple(x.shape)}")  # fmt: skip
+    seed = getattr(ctx.spec, "seed", 0)  # one noise map per run
+    noise_gen = torch.Generator().manual_seed(1_000_003 * seed + ctx.step + 85)
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.inference_mode():
+            out = model(x).double()
+    finally:
+        model.train(was_training)
+    maps = {
+        "": out.reshape(len(x), -1)[:, 0].reshape(n, n).cpu().numpy(),
+        "noise_": torch.randn(n, n, generator=noise_gen, dtype=torch.float64).numpy(),
+    }
+    return {("model", f"{k}{m}_complexity"): float(f(v)) for k, v in maps.items()
+            for m, f in (("fourier", fourier_complexity), ("lz", lz_complexity))}  # fmt: skip

@@ -15,12 +15,12 @@ import torch
 from pydantic import Field
 from torch import Tensor, nn
 
+from genlab.data import TaskInfo
 from genlab.errors import SpecError
 from genlab.losses import IGNORE
 from genlab.probes import PROBES
 from genlab.probes.base import EVAL_CHUNK, EvalContext, ProbeResult
 from genlab.registry import Params
-from genlab.tasks.base import TaskInfo
 
 
 class ExactMatchParams(Params):

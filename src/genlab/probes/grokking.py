@@ -6,7 +6,8 @@
 - ``rep_quality``: how structured the residue embeddings of a modular-arithmetic model are
   (Liu et al., #107, measure representation quality; on modular tables the structured solution is
   a few Fourier modes, so we use the share of embedding power in the top Fourier frequencies).
-- ``threshold_accuracy``: the thresholded accuracy of a regression model (Levi et al., #53).
+- ``threshold_accuracy``: the thresholded accuracy of a regression model (Levi et al., #53), and
+  ``linear_grokking_time``: the step at which Levi et al.'s theory predicts it crosses 50%.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import torch
 from pydantic import Field
 from torch import nn
 
+from genlab.analysis.linear_theory import predicted_grokking_step
+from genlab.errors import SpecError
 from genlab.probes import PROBES
 from genlab.probes.base import EvalContext, ProbeResult
 from genlab.registry import NoParams, Params
@@ -105,6 +108,40 @@ def threshold_accuracy(model: nn.Module, ctx: EvalContext, params: ThresholdPara
         out[(name, "mse")] = err.mean().item()
         out[(name, "accuracy")] = (err <= params.epsilon).double().mean().item()
     return out
+
+
+@PROBES.register(
+    "linear_grokking_time",
+    ThresholdParams,
+    papers=(53,),
+    family="grokking",
+    tiny_optimizer={"name": "sgd", "lr": 0.05},  # plain GD, stable at the tiny linear_teacher
+)
+def linear_grokking_time(
+    model: nn.Module, ctx: EvalContext, params: ThresholdParams
+) -> ProbeResult:
+    """The predicted grokking step of a ``linear_student`` trained by plain GD on a
+    ``linear_teacher`` (``genlab.analysis.linear_theory``; Levi et al., #53), as
+    ``model/predicted_grokking_step``. The theory is for a noise-free teacher: with label noise
+    the value is what it would be without. Nothing for other runs, or outside the theory's
+    assumptions (N > d_in >= 50, stable GD, a reachable threshold)."""
+    spec = ctx.spec
+    if (
+        spec is None
+        or spec.task.name != "linear_teacher"
+        or spec.model.name != "linear_student"
+        or spec.optimizer.name != "sgd"
+        or spec.optimizer.momentum
+    ):
+        return {}
+    task, opt = spec.task.params, spec.optimizer
+    try:
+        t = predicted_grokking_step(task["d_in"], task["d_out"], task["sample_ratio"], opt.lr,
+                                    opt.weight_decay, params.epsilon,
+                                    spec.model.params.get("init_scale", 0.0))  # fmt: skip
+    except SpecError:
+        return {}
+    return {("model", "predicted_grokking_step"): float(t)}
 
 
 def pathway_stats(routes: torch.Tensor) -> tuple[float, float]:

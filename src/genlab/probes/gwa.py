@@ -8,7 +8,10 @@ and ``h_i`` is the head's input. It is computed in closed form from one forward 
 
 Timing: the paper computes GWA "before the optimiser step" of each epoch. A probe at evaluation
 step ``t`` sees the weights after update ``t``, which are exactly the weights before update
-``t + 1``, so evaluating every epoch gives the paper's per-epoch score, shifted by one step.
+``t + 1``. The official code (github.com/hlzl/gwa, ``src/train.py``) keeps each sample's score
+from the update of the epoch that saw it and takes the epoch's GWA over those; this probe scores
+every sample with the weights at the evaluation step, so early in training, where the weights
+move fast within an epoch, it is not smoothed the way the paper's per-epoch score is.
 """
 
 from __future__ import annotations

@@ -4,7 +4,9 @@ The measure of length generalization in Delétang et al. (#62), Kazemnejad et al
 al. (#37, #42): for every split whose meta has a ``length``, the share of sequences with every
 scored position right (``accuracy``) and the share of scored positions right (``token_accuracy``);
 then their means over the splits longer than the training range (``info.extra["train_length"]``)
-under the split ``test/out_of_range``, with the worst length as ``accuracy_min``.
+under the split ``test/out_of_range``, with the worst length as ``accuracy_min``. The validation
+splits (``val/*``, the training lengths) get both numbers too, so that a claim can check an arm
+fit its training distribution without the ``accuracy`` probe's pass over the training set.
 """
 
 from __future__ import annotations
@@ -36,6 +38,10 @@ def length_accuracy(model: nn.Module, ctx: EvalContext, params: NoParams) -> Pro
     seq, tok = [], []
     for name, split in ctx.splits.items():
         length = split.meta.get("length")
+        if name.startswith("val/"):
+            logits = ctx.logits(name)
+            out[(name, "accuracy")] = correct(logits, split.y).float().mean().item()
+            out[(name, "token_accuracy")] = token_accuracy(logits, split.y)
         if length is None:
             continue
         logits = ctx.logits(name)

@@ -41,16 +41,21 @@ class MarginParams(Params):
     pca_variance: float = Field(
         0.9, gt=0, le=1, description="share of variance the constrained subspace keeps"
     )
+    subspace: Literal["top", "bottom"] = Field(
+        "top",
+        description="'bottom': the same number of least-variance directions, off the "
+        "data manifold (a negative control for #99)",
+    )
 
 
-def principal_basis(x: Tensor, variance: float) -> Tensor:
+def principal_basis(x: Tensor, variance: float, subspace: str = "top") -> Tensor:
     """``(D, k)`` orthonormal top principal directions of flattened ``x`` that explain
-    ``variance`` of its total variance."""
+    ``variance`` of its total variance (``bottom``: the ``k`` directions of least variance)."""
     flat = x.flatten(1).double()
-    _, s, vh = torch.linalg.svd(flat - flat.mean(0), full_matrices=False)
+    _, s, vh = torch.linalg.svd(flat - flat.mean(0), full_matrices=True)
     share = (s**2).cumsum(0) / (s**2).sum()
     k = int((share < variance).sum()) + 1
-    return vh[:k].T.to(x.dtype)
+    return (vh[:k] if subspace == "top" else vh[-k:]).T.to(x.dtype)
 
 
 def _class_grads(model: nn.Module, x: Tensor) -> tuple[Tensor, Tensor]:
@@ -150,7 +155,8 @@ def margins(model: nn.Module, ctx: EvalContext, params: MarginParams) -> ProbeRe
             if not kept:
                 continue
             p = p.model_copy(update={"measures": kept})
-        basis = principal_basis(split.x, p.pca_variance) if "constrained" in p.measures else None
+        basis = (principal_basis(split.x, p.pca_variance, p.subspace)
+                 if "constrained" in p.measures else None)  # fmt: skip
         idx = subsample(len(split), p.max_samples, ctx, salt=99)
         for k, v in margins_of(model, split.x[idx], split.y[idx], p, basis).items():
             out[(name, k)] = v

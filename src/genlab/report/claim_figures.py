@@ -5,6 +5,7 @@
     ArmBars("ood", by="method")                               mean and 95% CI of a measure per arm
     LengthCurves(panel="task", line="arch")                   accuracy against test length
     Scatter("sharpness", "gap", by="width")                   one point per run, a fitted line
+    PhaseGrid(value="rep_quality")                            Liu et al.'s phase diagram (#107)
 
 ``by``/``panel``/``line`` name label columns of the table; ``None`` joins every arm label.
 """
@@ -14,16 +15,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from genlab.analysis.stats import mean_ci  # noqa: E402
-from genlab.report.plots import save_figure, split_length  # noqa: E402
+from genlab.analysis.phases import PHASES
+from genlab.analysis.stats import mean_ci
+from genlab.report.plots import save_figure, split_length
 
 
 def arm_labels(runs: pd.DataFrame, by: str | Sequence[str] | None, keys: Sequence[str]):
@@ -115,12 +115,13 @@ class ArmBars(FigureKind):
 class LengthCurves(FigureKind):
     """Per-sequence ``metric`` against test length at the last evaluation (mean over seeds):
     one panel per ``panel`` value, one line per ``line`` value; a dashed line after the longest
-    training length ``train_length`` (when given)."""
+    training length ``train_length`` (when given; ``"auto"``: just below the shortest test
+    length, where the default test range starts)."""
 
     panel: str | None = None
     line: str | tuple[str, ...] | None = None
     metric: str = "accuracy"
-    train_length: int | None = None
+    train_length: int | Literal["auto"] | None = None
 
     def draw(self, runs: pd.DataFrame, metrics: pd.DataFrame, path: Path, title: str,
              keys: Sequence[str] = ()):  # fmt: skip
@@ -144,7 +145,8 @@ class LengthCurves(FigureKind):
                 g = g.groupby("length")["value"].mean()
                 ax.plot(g.index, g.values, "o-", ms=3, color=color[x])
             if self.train_length is not None:
-                ax.axvline(self.train_length + 0.5, color="grey", lw=0.8, ls="--")
+                edge = m["length"].min() - 1 if self.train_length == "auto" else self.train_length
+                ax.axvline(edge + 0.5, color="grey", lw=0.8, ls="--")
             ax.set(title=str(p), xlabel="test length", ylim=(-0.02, 1.02))
         axes[0][0].set_ylabel(f"{self.metric} (mean over seeds)")
         handles = [plt.Line2D([], [], color=c, marker="o", ms=3) for c in color.values()]
@@ -182,4 +184,41 @@ class Scatter(FigureKind):
         return save_figure(fig, path)
 
 
-__all__ = ["ArmBars", "Curves", "FigureKind", "LengthCurves", "Scatter", "arm_labels"]
+@dataclass(frozen=True)
+class PhaseGrid(FigureKind):
+    """Liu et al.'s phase diagram (#107): the ``phase`` column of each cell of a two-axis grid
+    (the first two arm keys: x, then y; the lowest seed), coloured, with ``value`` written in it."""
+
+    value: str | None = None
+    phase: str = "phase"
+    colors: tuple[str, ...] = ("#2c7fb8", "#41ab5d", "#fdae61", "#d7191c")  # in PHASES order
+
+    def draw(self, runs: pd.DataFrame, metrics: pd.DataFrame, path: Path, title: str,
+             keys: Sequence[str] = ()):  # fmt: skip
+        from matplotlib.colors import ListedColormap
+
+        x, y = keys[0], keys[1]
+        cell = runs[runs["seed"] == runs["seed"].min()]
+        xs, ys = sorted(cell[x].unique()), sorted(cell[y].unique())
+        grid = np.full((len(ys), len(xs)), np.nan)
+        fig, ax = plt.subplots(figsize=(1.1 * len(xs) + 3, 0.8 * len(ys) + 2))
+        for _, r in cell.iterrows():
+            i, j = ys.index(r[y]), xs.index(r[x])
+            grid[i, j] = PHASES.index(r[self.phase])
+            if self.value and not np.isnan(r[self.value]):
+                ax.text(j, i, f"{r[self.value]:.2f}", ha="center", va="center", fontsize=8)
+        ax.imshow(grid, cmap=ListedColormap(self.colors), vmin=-0.5, vmax=3.5, origin="lower",
+                  aspect="auto")  # fmt: skip
+        ax.set_xticks(range(len(xs)), [f"{v:g}" for v in xs])
+        ax.set_yticks(range(len(ys)), [f"{v:g}" for v in ys])
+        ax.set(
+            xlabel=x, ylabel=y, title=title + (f"\n(numbers: {self.value})" if self.value else "")
+        )
+        handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in self.colors]
+        ax.legend(handles, PHASES, fontsize=7, frameon=False, bbox_to_anchor=(1.02, 1),
+                  loc="upper left")  # fmt: skip
+        return save_figure(fig, path)
+
+
+__all__ = ["ArmBars", "Curves", "FigureKind", "LengthCurves", "PhaseGrid", "Scatter",
+           "arm_labels"]  # fmt: skip

@@ -3,20 +3,23 @@ the papers it cites (by catalogue number and name), read from the store's ``verd
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
 
+from genlab.registry import Entry
 from genlab.report.document import Report
 from genlab.store import Store
 
 
-def build_claims_report(store: Store, family: str | None = None) -> Report:
-    from genlab.claims import CLAIMS
+def build_claims_report(store: Store, claims: Sequence[Entry], family: str | None = None) -> Report:
+    """The report over ``claims`` (the claim registry's entries, passed by the caller: report does
+    not import the claims), those of ``family`` only when given."""
     from genlab.papers import catalogue
 
     papers = catalogue()
-    entries = [e for e in CLAIMS.entries() if family is None or e.family == family]
+    entries = [e for e in claims if family is None or e.family == family]
     verdicts = store.verdicts()
     latest = (verdicts.sort_values("created").groupby("claim_id").tail(1).set_index("claim_id")
               if not verdicts.empty else pd.DataFrame())  # fmt: skip

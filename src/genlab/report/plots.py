@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
+import matplotlib.pyplot as plt
+import pandas as pd
 
 
 def save_figure(fig: plt.Figure, path: str | Path, dpi: int = 110) -> Path:
@@ -77,3 +75,24 @@ def _plot_length_curve(ax: plt.Axes, by_length: pd.DataFrame) -> None:
     ax.set_title(f"length curve (step {int(last['step'].max())})", fontsize=10)
     ax.grid(alpha=0.3)
     ax.legend(frameon=False)
+
+
+def gap_scatter(
+    models: pd.DataFrame, names: list[str], table: pd.DataFrame | None, path: Path, title: str
+) -> Path:
+    """A model zoo's generalization gap against each measure (``genlab.zoo``), with tau and the CMI score (from ``table``, if given) in the
+    panel titles."""
+    names = [n for n in names if n in models.columns]
+    cols = min(3, max(1, len(names)))
+    rows = math.ceil(len(names) / cols) or 1
+    fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3.3 * rows), squeeze=False)
+    stats = table.set_index("measure") if table is not None else None
+    for ax, name in zip(axes.flat, names, strict=False):
+        ax.scatter(models[name], models["gap"], s=18)
+        ax.set(xlabel=name, ylabel="gap (train - test acc)")
+        if stats is not None:
+            ax.set_title(f"tau={stats.loc[name, 'tau']:.2f} cmi={stats.loc[name, 'cmi']:.3f}")
+    for ax in list(axes.flat)[len(names) :]:
+        ax.axis("off")
+    fig.suptitle(title)
+    return save_figure(fig, path, dpi=100)

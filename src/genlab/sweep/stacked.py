@@ -45,6 +45,8 @@ def unstackable_reason(prep: Prepared) -> str | None:
         return "optimizer.grad_clip is set (clipping is per model)"
     if type(prep.method).step is not Method.step:
         return f"method {prep.spec.method.name!r} overrides step()"
+    if any(s.stream is not None for s in prep.data.train.values()):
+        return "the task streams fresh batches (their shapes differ between replicas)"
     for name, mod in prep.model.named_modules():
         if isinstance(mod, nn.modules.batchnorm._BatchNorm):
             return f"module {name or 'model'} is BatchNorm (running statistics per model)"

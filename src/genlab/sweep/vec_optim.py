@@ -77,7 +77,7 @@ class VecOptimizer:
         v.mul_(b2).addcmul_(g, g, value=1 - b2)
         bc1 = 1 - b1**self.step_count
         bc2_sqrt = math.sqrt(1 - b2**self.step_count)
-        denom = (v.sqrt() / bc2_sqrt).add_(1e-8)
+        denom = (v.sqrt() / bc2_sqrt).add_(s.eps)
         p.addcmul_(m / denom, (-lr / bc1).to(dt))
 
     def keep(self, rows: Tensor) -> None:

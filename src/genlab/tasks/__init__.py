@@ -1,7 +1,7 @@
 """Tasks: each module registers builders ``build(params, data_seed) -> TaskData``."""
 
+from genlab.data import Split, TaskData, TaskInfo
 from genlab.registry import Registry
-from genlab.tasks.base import Split, TaskData, TaskInfo
 
 TASKS: Registry = Registry("task", package="genlab.tasks")
 

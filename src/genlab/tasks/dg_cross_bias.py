@@ -12,10 +12,10 @@ from __future__ import annotations
 import torch
 from pydantic import Field
 
+from genlab.data import Split, TaskData, TaskInfo
 from genlab.datasets.digits import load_digits_tensors
 from genlab.registry import Params
 from genlab.tasks import TASKS
-from genlab.tasks.base import Split, TaskData, TaskInfo
 
 # ten well-separated RGB background colors, one per class
 PALETTE = torch.tensor([

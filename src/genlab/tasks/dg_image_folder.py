@@ -10,11 +10,11 @@ from __future__ import annotations
 import torch
 from pydantic import Field
 
+from genlab.data import TaskData, TaskInfo
 from genlab.datasets.domains import domain_task
 from genlab.datasets.image_folder import load_domain, scan, write_fake_folders
 from genlab.registry import Params
 from genlab.tasks import TASKS
-from genlab.tasks.base import TaskData, TaskInfo
 
 
 class ImageFolderParams(Params):

@@ -1,23 +1,27 @@
 """``colored_mnist`` and ``rotated_mnist``: DomainBed's exact constructions on MNIST's IDX files.
 
 Gulrajani & Lopez-Paz (DomainBed, 2021): train and test sets are pooled and shuffled (here by
-``data_seed``) and dealt into environments. ColoredMNIST downsamples to 14x14 and colors as in
-``colored_digits`` (environments +90%, +80%, -90%); RotatedMNIST rotates 28x28 images by 0, 15,
-30, 45, 60, 75 degrees. The files are read from ``data_root`` (see ``genlab.datasets.idx``); nothing
-is downloaded.
+``data_seed``) and dealt into environments. ColoredMNIST colors as in ``colored_digits``
+(environments +90%, +80%, -90%) at 28x28, as DomainBed's code does (its 2x subsampling line is
+commented out; Arjovsky et al.'s IRM code used 14x14, offered as ``resolution=14``); ``grayscale``
+and ``color_flip`` as in ``colored_digits``. RotatedMNIST rotates 28x28 images by 0, 15, 30, 45,
+60, 75 degrees. The files are read from ``data_root`` (see ``genlab.datasets.idx``); nothing is
+downloaded. DomainBed's own architecture for both is the ``mnist_cnn`` model.
 """
 
 from __future__ import annotations
 
+from typing import Literal
+
 import torch
 from pydantic import Field, field_validator
 
+from genlab.data import TaskData, TaskInfo
 from genlab.datasets.domains import check_test_envs, domain_task, shuffled_parts
 from genlab.datasets.idx import load_mnist, write_fake_mnist
 from genlab.registry import Params
 from genlab.tasks import TASKS
-from genlab.tasks.base import TaskData, TaskInfo
-from genlab.tasks.dg_colored import ENV_FLIP, color_dataset
+from genlab.tasks.dg_colored import ENV_FLIP, check_flips, color_dataset
 from genlab.tasks.dg_colored import ENV_NAMES as COLOR_ENVS
 from genlab.tasks.dg_rotated import ANGLES, rotate
 from genlab.tasks.dg_rotated import ENV_NAMES as ROTATION_ENVS
@@ -33,10 +37,17 @@ class MNISTDomainParams(Params):
 
 
 class ColoredMNISTParams(MNISTDomainParams):
+    resolution: Literal[28, 14] = Field(28, description="28 (DomainBed's code) or 14 (IRM's)")
+    grayscale: bool = Field(False, description="digit in both channels: no color, same split")
+    color_flip: list[float] = Field(default_factory=lambda: list(ENV_FLIP), min_length=3,
+                                    max_length=3, description="P(color != label) per env")  # fmt: skip
+
     @field_validator("test_envs")
     @classmethod
     def _envs(cls, v: list[int]) -> list[int]:
         return check_test_envs(v, len(COLOR_ENVS), COLOR_ENVS)
+
+    _flips = field_validator("color_flip")(lambda v: check_flips(v))
 
 
 class RotatedMNISTParams(MNISTDomainParams):
@@ -59,14 +70,16 @@ def _shuffled(params: MNISTDomainParams, gen: torch.Generator) -> tuple[torch.Te
     tiny=lambda root: {"data_root": str(write_fake_mnist(root))},
 )
 def colored_mnist(params: ColoredMNISTParams, data_seed: int) -> TaskData:
-    """DomainBed's ColoredMNIST from IDX files: 2x14x14, binary label with 25% noise."""
+    """DomainBed's ColoredMNIST from IDX files: 2x28x28 (or 14x14), binary label, 25% noise."""
     gen = torch.Generator().manual_seed(data_seed)
     x, y = _shuffled(params, gen)
-    x = x[:, :, ::2, ::2]
+    step = 28 // params.resolution
+    x = x[:, :, ::step, ::step]
     envs = {}
-    for i, (name, flip) in enumerate(zip(COLOR_ENVS, ENV_FLIP, strict=True)):
-        envs[name] = color_dataset(x[i::3], y[i::3], flip, 0.25, gen)
-    info = TaskInfo(kind="classification", n_outputs=2, input_shape=(2, 14, 14), chance=0.5)
+    for i, (name, flip) in enumerate(zip(COLOR_ENVS, params.color_flip, strict=True)):
+        envs[name] = color_dataset(x[i::3], y[i::3], flip, 0.25, gen, params.grayscale)
+    size = params.resolution
+    info = TaskInfo(kind="classification", n_outputs=2, input_shape=(2, size, size), chance=0.5)
     return domain_task(envs, params.test_envs, info, gen, params.holdout_fraction)
 
 

@@ -13,10 +13,10 @@ import numpy as np
 import torch
 from pydantic import Field, field_validator
 
+from genlab.data import TaskData, TaskInfo
 from genlab.datasets.domains import check_test_envs, domain_task
 from genlab.registry import Params
 from genlab.tasks import TASKS
-from genlab.tasks.base import TaskData, TaskInfo
 
 ENVS: dict[str, dict[str, float]] = {
     "base": {},

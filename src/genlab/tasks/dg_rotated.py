@@ -13,11 +13,11 @@ import torch
 import torch.nn.functional as F
 from pydantic import Field, field_validator
 
+from genlab.data import TaskData, TaskInfo
 from genlab.datasets.digits import load_digits_tensors
 from genlab.datasets.domains import check_test_envs, domain_task, shuffled_parts
 from genlab.registry import Params
 from genlab.tasks import TASKS
-from genlab.tasks.base import TaskData, TaskInfo
 
 ANGLES = (0, 15, 30, 45, 60, 75)
 ENV_NAMES = tuple(f"{a}deg" for a in ANGLES)

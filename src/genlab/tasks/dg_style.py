@@ -13,11 +13,11 @@ from __future__ import annotations
 import torch
 from pydantic import Field, field_validator
 
+from genlab.data import TaskData, TaskInfo
 from genlab.datasets.digits import load_digits_tensors
 from genlab.datasets.domains import check_test_envs, domain_task, shuffled_parts
 from genlab.registry import Params
 from genlab.tasks import TASKS
-from genlab.tasks.base import TaskData, TaskInfo
 
 ENV_NAMES = ("clean", "low_contrast", "tinted", "bright", "noisy")
 

@@ -7,13 +7,15 @@ the probe zoo. The data realisation (split, noisy labels) depends on ``data_seed
 
 from __future__ import annotations
 
+from typing import Literal
+
 import torch
 from pydantic import Field, model_validator
 
+from genlab.data import Split, TaskData, TaskInfo
 from genlab.datasets.digits import load_digits_tensors
 from genlab.registry import Params
 from genlab.tasks import TASKS
-from genlab.tasks.base import Split, TaskData, TaskInfo
 
 N_DIGITS = 1797
 N_CLASSES = 10
@@ -28,6 +30,11 @@ class DigitsParams(Params):
         0.0, ge=0, le=1, description="share of training labels replaced by a different class"
     )
     random_labels: bool = Field(False, description="every training label drawn uniformly at random")
+    noise_mask: Literal["changed", "placebo"] = Field(
+        "changed",
+        description="what meta['noisy'] marks: the changed labels, or ('placebo', a "
+        "negative control for attribution probes) as many samples whose labels were kept",
+    )
 
     @model_validator(mode="after")
     def _fits(self) -> DigitsParams:
@@ -66,8 +73,8 @@ def digits(params: DigitsParams, data_seed: int) -> TaskData:
 
     ``train/main`` holds ``train_size`` images whose labels are corrupted per ``label_noise`` or
     ``random_labels``; its ``meta["noisy"]`` is the boolean mask of changed labels (used by the
-    attribution probes). ``val/main`` (``val_size``) and ``test/heldout`` (the rest) keep their
-    true labels.
+    attribution probes; ``noise_mask="placebo"``: as many unchanged ones, a negative control).
+    ``val/main`` (``val_size``) and ``test/heldout`` (the rest) keep their true labels.
     """
     x, y = load_digits_tensors()
     gen = torch.Generator().manual_seed(data_seed)
@@ -75,6 +82,10 @@ def digits(params: DigitsParams, data_seed: int) -> TaskData:
     n_tr, n_va = params.train_size, params.val_size
     tr, va, te = order[:n_tr], order[n_tr : n_tr + n_va], order[n_tr + n_va :]
     y_tr, noisy = corrupt_labels(y[tr], params.label_noise, params.random_labels, gen)
+    if params.noise_mask == "placebo":  # as many samples, drawn among the unchanged ones
+        kept = (~noisy).nonzero().squeeze(1)
+        pick = kept[torch.randperm(len(kept), generator=gen)[: int(noisy.sum())]]
+        noisy = torch.zeros_like(noisy).index_fill_(0, pick, True)
     meta = {"noisy": noisy, "label_noise": params.label_noise, "random": params.random_labels}
     val = {"main": Split(x[va], y[va])} if n_va else {}
     return TaskData(

@@ -16,10 +16,10 @@ from typing import Literal
 import torch
 from pydantic import Field, model_validator
 
+from genlab.data import Split, TaskData, TaskInfo
 from genlab.datasets.digits import load_digits_tensors
 from genlab.registry import Params
 from genlab.tasks import TASKS
-from genlab.tasks.base import Split, TaskData, TaskInfo
 from genlab.tasks.dg_rotated import rotate
 
 N_OUT = {"class": 10, "parity": 2, "large": 2}

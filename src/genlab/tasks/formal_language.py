@@ -10,7 +10,10 @@ Inputs are token sequences; the model writes its answer at scored positions (``T
   empty tokens while the network writes its output (no teacher forcing). The unscored step gives
   a memory-augmented model one action (e.g. a jump back along its tape) before it must answer.
 
-Training lengths are drawn uniformly from the task's lengths in ``[1, train_length]``; there is one
+Training lengths are drawn uniformly from the task's lengths in ``[1, train_length]``. With
+``fresh`` the model trains as in the paper: every step draws a new batch from a stream seeded by
+``data_seed`` and the batch index, all of one length drawn uniformly (their curriculum), and the
+fixed ``train`` sample serves only to evaluate. There is one
 test split per length (``test/len_057``, meta ``{"length": 57}``) on a grid of ``n_test_lengths``
 lengths in ``[test_min, test_max]``, all above the training range. The paper trains on lengths up to
 40 and tests 41-500; the CPU presets use 10 and 11-40.
@@ -22,13 +25,14 @@ from typing import Literal
 
 import numpy as np
 from pydantic import Field, model_validator
+from torch import Tensor
 
+from genlab.data import Split, TaskData, TaskInfo
 from genlab.losses import IGNORE
 from genlab.registry import Params
 from genlab.tasks import TASKS
-from genlab.tasks.base import Split, TaskData, TaskInfo
 from genlab.tasks.formal_generators import FORMAL_TASKS, FormalTask
-from genlab.tasks.seq_common import BLANK, FIRST_SYMBOL, TINY, length_grid, pack, split_name
+from genlab.tasks.seq_common import BLANK, FIRST_SYMBOL, PAD, TINY, length_grid, pack, split_name
 
 FormalName = Literal[
     "even_pairs", "modular_arithmetic", "parity_check", "cycle_navigation",
@@ -52,6 +56,9 @@ class FormalParams(Params):
     n_train: int = Field(5000, ge=1, description="training examples")
     n_val: int = Field(500, ge=0, description="in-range validation examples")
     n_test: int = Field(200, ge=1, description="test examples per test length")
+    fresh: bool = Field(
+        False, description="fresh batches every step, one length each (the paper's regime)"
+    )
 
     @model_validator(mode="after")
     def _check(self) -> FormalParams:
@@ -82,6 +89,9 @@ class FormalParams(Params):
                 f"test_min/test_max: task {self.task!r} has no length in [{lo}, {self.test_max}]"
             )
         return self
+
+
+STREAM = 62  # mixed into the seed of the fresh-batch stream, apart from the fixed splits
 
 
 def test_lengths(p: FormalParams) -> list[int]:
@@ -123,6 +133,14 @@ def formal_language(params: FormalParams, data_seed: int) -> TaskData:
         return rng.choice(train_lengths, size=n)
 
     train = {"main": make_split(spec, rng, draw(params.n_train), k, meta)}
+    if params.fresh:
+
+        def stream(step: int, n: int) -> tuple[Tensor, Tensor]:
+            r = np.random.default_rng([data_seed, STREAM, step])
+            batch = make_split(spec, r, np.full(n, r.choice(train_lengths)), k, meta)
+            return batch.x, batch.y
+
+        train["main"].stream = stream
     val = {"main": make_split(spec, rng, draw(params.n_val), k, meta)} if params.n_val else {}
     test = {
         split_name(n): make_split(spec, rng, np.full(params.n_test, n), k, {**meta, "length": n})
@@ -142,6 +160,7 @@ def formal_language(params: FormalParams, data_seed: int) -> TaskData:
             "level": spec.level,
             "output": spec.kind,
             "first_symbol": FIRST_SYMBOL,
+            "pad": PAD,
         },
     )
     return TaskData(train=train, val=val, test=test, info=info)

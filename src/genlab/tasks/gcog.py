@@ -25,10 +25,10 @@ import numpy as np
 import torch
 from pydantic import Field, model_validator
 
+from genlab.data import Split, TaskData
 from genlab.losses import IGNORE
 from genlab.registry import Params
 from genlab.tasks import TASKS
-from genlab.tasks.base import Split, TaskData
 from genlab.tasks.seq2seq_common import BOS, FIRST, PAD, seq2seq_info
 
 OPS = ("IF", "EXIST", "COLOR", "SHAPE")

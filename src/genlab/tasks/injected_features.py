@@ -24,9 +24,9 @@ import numpy as np
 import torch
 from pydantic import Field
 
+from genlab.data import Split, TaskData, TaskInfo
 from genlab.registry import Params
 from genlab.tasks import TASKS
-from genlab.tasks.base import Split, TaskData, TaskInfo
 
 
 class InjectedParams(Params):

@@ -45,11 +45,11 @@ import numpy as np
 import torch
 from pydantic import Field, model_validator
 
+from genlab.data import Split, TaskData, TaskInfo
 from genlab.errors import SpecError
 from genlab.losses import IGNORE
 from genlab.registry import Params
 from genlab.tasks import TASKS
-from genlab.tasks.base import Split, TaskData, TaskInfo
 
 LESS, EQUAL, GREATER = 0, 1, 2
 MAX_INFERRED = 20_000_000  # inferred facts enumerated in memory

@@ -11,9 +11,9 @@ from __future__ import annotations
 import torch
 from pydantic import Field
 
+from genlab.data import Split, TaskData, TaskInfo
 from genlab.registry import Params
 from genlab.tasks import TASKS
-from genlab.tasks.base import Split, TaskData, TaskInfo
 
 
 class LinearTeacherParams(Params):
@@ -33,7 +33,7 @@ class LinearTeacherParams(Params):
     LinearTeacherParams,
     papers=(53,),
     family="grokking",
-    tiny={"d_in": 10, "d_out": 3, "n_test": 50},
+    tiny={"d_in": 50, "d_out": 3, "n_test": 50},  # d_in >= 50: the theory's limit (#53)
 )
 def linear_teacher(params: LinearTeacherParams, data_seed: int) -> TaskData:
     """Gaussian inputs, targets from a random linear teacher (Levi et al., #53)."""

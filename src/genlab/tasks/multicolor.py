@@ -29,10 +29,10 @@ import torch.nn.functional as F
 from pydantic import Field, model_validator
 from torch import Tensor
 
+from genlab.data import Split, TaskData, TaskInfo
 from genlab.datasets.digits import load_digits_tensors
 from genlab.registry import Params
 from genlab.tasks import TASKS
-from genlab.tasks.base import Split, TaskData, TaskInfo
 
 N_CLASSES = 10
 PALETTE = torch.tensor([

@@ -10,21 +10,24 @@ unseen pair they are words never seen. Pairs train or test by ``coverage`` (``ta
 
 ``augment`` > 0 adds that many spliced documents per held-out pair, the stand-in for the paper's
 generation models: the topic segment of a training document with the topic, the aspect segment of
-one with the aspect. Targets follow the sequence convention, one per position: ``IGNORE`` except
-the last two positions, which hold the topic and the aspect (per-row accuracy: the exact label set;
-``bow_classifier`` puts its two heads there, a causal sequence model reads them off its last
-positions).
+one with the aspect. ``augment_pairs="trained"`` splices as many documents for the trained pairs
+instead (a control: as much spliced text, no new composition). Targets follow the sequence
+convention, one per position: ``IGNORE`` except the last two positions, which hold the topic and
+the aspect (per-row accuracy: the exact label set; ``bow_classifier`` puts its two heads there, a
+causal sequence model reads them off its last positions).
 """
 
 from __future__ import annotations
+
+from typing import Literal
 
 import numpy as np
 import torch
 from pydantic import Field
 
+from genlab.data import Split, TaskData, TaskInfo
 from genlab.losses import IGNORE
 from genlab.tasks import TASKS
-from genlab.tasks.base import Split, TaskData, TaskInfo
 from genlab.tasks.combos import ComboParams, combination_split
 
 
@@ -38,6 +41,9 @@ class DocsParams(ComboParams):
     vocab_per_pair: int = Field(4, ge=1)
     generic: float = Field(0.3, gt=0, le=1, description="share of a segment's label words")
     augment: int = Field(0, ge=0, description="spliced documents per held-out pair")
+    augment_pairs: Literal["heldout", "trained"] = Field(
+        "heldout", description="the pairs spliced documents are made for"
+    )
 
 
 class Vocab:
@@ -89,7 +95,8 @@ def multilabel_docs(params: DocsParams, data_seed: int) -> TaskData:
 
     train = split(trained, params.per_combo, {})
     if params.augment:  # splice: a topic segment and an aspect segment from different documents
-        rows = np.repeat(held, params.augment, axis=0)
+        pairs = held if params.augment_pairs == "heldout" else trained
+        rows = np.repeat(pairs, round(params.augment * len(held) / len(pairs)), axis=0)
         top, asp = np.split(train.x.numpy(), 2, axis=1)
         labels = train.y[:, -2:].numpy()
         by_topic = [np.flatnonzero(labels[:, 0] == t) for t in range(params.n_topics)]

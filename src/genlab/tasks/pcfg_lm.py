@@ -18,9 +18,9 @@ import random
 import torch
 from pydantic import Field
 
+from genlab.data import Split, TaskData, TaskInfo
 from genlab.registry import Params
 from genlab.tasks import TASKS
-from genlab.tasks.base import Split, TaskData, TaskInfo
 
 # nonterminal -> [(probability, expansion)], the first expansion of each is non-recursive
 GRAMMAR: dict[str, list[tuple[float, list[str]]]] = {

@@ -22,9 +22,9 @@ from typing import Literal
 import numpy as np
 from pydantic import Field, model_validator
 
+from genlab.data import Split, TaskData
 from genlab.registry import Params
 from genlab.tasks import TASKS
-from genlab.tasks.base import Split, TaskData
 from genlab.tasks.scan_grammar import TEMPLATES, Grammar, interpret
 from genlab.tasks.scan_splits import ADDPRIM, SPLITS, required_templates, split_commands
 from genlab.tasks.seq2seq_common import FIRST, pack_pairs, seq2seq_info

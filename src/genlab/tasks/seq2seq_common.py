@@ -18,8 +18,8 @@ from collections.abc import Sequence
 
 import torch
 
+from genlab.data import Split, TaskInfo
 from genlab.losses import IGNORE
-from genlab.tasks.base import Split, TaskInfo
 
 PAD, BOS, EOS, FIRST = 0, 1, 2, 3
 

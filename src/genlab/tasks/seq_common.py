@@ -13,9 +13,9 @@ import numpy as np
 import torch
 from pydantic import Field, model_validator
 
+from genlab.data import Split
 from genlab.losses import IGNORE
 from genlab.registry import Params
-from genlab.tasks.base import Split
 
 PAD, BLANK, FIRST_SYMBOL = 0, 1, 2
 # the tiny configuration of a length task (``genlab.conformance``): lengths 1..3, tested at 5

@@ -31,8 +31,8 @@ from typing import Literal
 import numpy as np
 from pydantic import Field, model_validator
 
+from genlab.data import Split, TaskData, TaskInfo
 from genlab.tasks import TASKS
-from genlab.tasks.base import Split, TaskData, TaskInfo
 from genlab.tasks.seq_arith import (
     ANS,
     CHAIN_FORMATS,

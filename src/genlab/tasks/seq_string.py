@@ -18,9 +18,9 @@ from typing import Literal
 import numpy as np
 from pydantic import Field, model_validator
 
+from genlab.data import Split, TaskData, TaskInfo
 from genlab.losses import IGNORE
 from genlab.tasks import TASKS
-from genlab.tasks.base import Split, TaskData, TaskInfo
 from genlab.tasks.seq_common import TINY, LengthParams, length_splits, pack
 
 SEP, EOS, FIRST = 2, 3, 4

@@ -24,8 +24,8 @@ import numpy as np
 import torch
 from pydantic import Field
 
+from genlab.data import Split, TaskData, TaskInfo
 from genlab.tasks import TASKS
-from genlab.tasks.base import Split, TaskData, TaskInfo
 from genlab.tasks.combos import ComboParams, combination_split
 
 SIZE = 16

@@ -15,9 +15,9 @@ from __future__ import annotations
 import numpy as np
 from pydantic import Field, model_validator
 
+from genlab.data import TaskData
 from genlab.registry import Params
 from genlab.tasks import TASKS
-from genlab.tasks.base import TaskData
 from genlab.tasks.seq2seq_common import FIRST, pack_pairs, seq2seq_info
 
 SKILLS = ("reverse", "rotate_left", "rotate_right", "shift_up", "shift_down", "sort", "swap_ends",

@@ -19,9 +19,9 @@ from __future__ import annotations
 import numpy as np
 from pydantic import Field, model_validator
 
+from genlab.data import Split, TaskData
 from genlab.registry import Params
 from genlab.tasks import TASKS
-from genlab.tasks.base import Split, TaskData
 from genlab.tasks.seq2seq_common import FIRST, pack_pairs, seq2seq_info
 
 ARROW, SEP = FIRST, FIRST + 1

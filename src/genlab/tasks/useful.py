@@ -20,11 +20,11 @@ import torch
 from pydantic import Field, field_validator
 from torch import Tensor
 
+from genlab.data import Split, TaskData
 from genlab.errors import SpecError
 from genlab.losses import cross_entropy
 from genlab.registry import Params
 from genlab.tasks import TASKS
-from genlab.tasks.base import Split, TaskData
 
 RUN_ID = r"^[0-9a-f]{16}$"
 

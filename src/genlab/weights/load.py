@@ -20,13 +20,14 @@ import json
 import torch
 from torch import Tensor, nn
 
+from genlab.data import TaskData, TaskInfo
 from genlab.engine import checkpoint
 from genlab.errors import SpecError
 from genlab.methods import METHODS
 from genlab.models import MODELS
 from genlab.spec import Component, RunSpec, parse_spec
 from genlab.store import Store
-from genlab.tasks import TASKS, TaskData, TaskInfo
+from genlab.tasks import TASKS
 
 FROM_RUN, SOUP = "from_run", "soup"
 DTYPES = {"float32": torch.float32, "float64": torch.float64}

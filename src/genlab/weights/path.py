@@ -15,11 +15,11 @@ import pandas as pd
 import torch
 from torch import Tensor, nn
 
+from genlab.data import TaskData
 from genlab.errors import SpecError
 from genlab.losses import correct, cross_entropy
 from genlab.probes.base import EvalContext
 from genlab.store import Store
-from genlab.tasks import TaskData
 from genlab.weights.load import (
     build_plain,
     build_task_data,

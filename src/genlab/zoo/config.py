@@ -3,7 +3,8 @@
 The base is an MLP on scikit-learn digits (``tasks/digits.py``); the hyperparameters that may vary
 are those of the issue: width, depth, learning rate, batch size, weight decay, dropout and label
 noise. ``size`` models are drawn without replacement from the grid of ``vary`` (all of it when
-the grid is smaller), by ``seed``; every model is evaluated at initialisation and at the end.
+the grid is smaller), by ``seed``, and expand through ``genlab.design.Design`` like every other
+set of runs; every model is evaluated at initialisation and at the end.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
-from genlab.errors import SpecError
+from genlab.design import Design
 from genlab.registry import Params
-from genlab.spec import RunSpec, parse_spec
+from genlab.spec import RunSpec
 
 HYPERPARAMS: dict[str, tuple[Any, ...]] = {
     "width": (32, 128, 512),
@@ -76,6 +77,12 @@ class ZooConfig(Params):
         return self
 
 
+# where each hyperparameter lives in a spec (``genlab.design`` override paths)
+PATHS = {"width": "model.params.width", "depth": "model.params.depth", "lr": "optimizer.lr",
+         "batch_size": "batch_size", "weight_decay": "optimizer.weight_decay",
+         "dropout": "model.params.dropout", "label_noise": "task.params.label_noise"}  # fmt: skip
+
+
 def grid(cfg: ZooConfig) -> list[dict[str, Any]]:
     """``size`` hyperparameter settings drawn without replacement from the grid of ``vary``."""
     keys = list(cfg.vary)
@@ -85,35 +92,34 @@ def grid(cfg: ZooConfig) -> list[dict[str, Any]]:
     return [{**FIXED, **h} for h in every]
 
 
-def spec_for(h: dict[str, Any], cfg: ZooConfig) -> RunSpec:
-    """One model of the zoo as a validated ``RunSpec`` (unknown probe names: exit code 2)."""
+def base_spec(cfg: ZooConfig) -> dict[str, Any]:
+    """The zoo's base run (an MLP on digits, AdamW, evaluated at the start and the end) before
+    the hyperparameters of a model are set."""
     probes = [{"name": "accuracy"}, {"name": "loss"}]
-    probes += [
-        {"name": p, "params": cfg.probe_params.get(p, {})}
-        for p in cfg.probes
-        if p not in ("accuracy", "loss")
-    ]
-    batch = (
-        None if h["batch_size"] is None or h["batch_size"] >= cfg.train_size else h["batch_size"]
-    )
-    return parse_spec({
-        "task": {"name": "digits",
-                 "params": {"train_size": cfg.train_size, "label_noise": h["label_noise"]}},
-        "model": {"name": "mlp",
-                  "params": {"width": h["width"], "depth": h["depth"], "dropout": h["dropout"]}},
-        "optimizer": {"name": "adamw", "lr": h["lr"], "weight_decay": h["weight_decay"]},
-        "steps": cfg.steps, "batch_size": batch,
-        "eval": {"every": cfg.steps, "log_points": 0, "probes": probes},
-        "checkpoint_every": max(cfg.steps, 1), "seed": cfg.seed, "data_seed": cfg.seed,
-    })  # fmt: skip
+    probes += [{"name": p, "params": cfg.probe_params.get(p, {})}
+               for p in cfg.probes if p not in ("accuracy", "loss")]  # fmt: skip
+    return {
+        "task": {"name": "digits", "params": {"train_size": cfg.train_size}},
+        "model": {"name": "mlp", "params": {}}, "optimizer": {"name": "adamw"},
+        "steps": cfg.steps, "eval": {"every": cfg.steps, "log_points": 0, "probes": probes},
+        "checkpoint_every": max(cfg.steps, 1),
+    }  # fmt: skip
+
+
+def zoo_design(cfg: ZooConfig) -> Design:
+    """The zoo as a labelled ``Design``: one row per drawn setting (labels: the varied
+    hyperparameters), every row run with seed ``cfg.seed`` (a batch as large as the training
+    set is full batch)."""
+    rows = []
+    for h in grid(cfg):
+        over = {PATHS[k]: v for k, v in h.items()}
+        if h["batch_size"] is None or h["batch_size"] >= cfg.train_size:
+            over["batch_size"] = None
+        rows.append(({k: h[k] for k in cfg.vary}, over))
+    return Design(base_spec(cfg), rows=rows, seeds=[cfg.seed])
 
 
 def zoo_specs(cfg: ZooConfig) -> list[tuple[dict[str, Any], RunSpec]]:
-    """Every model of the zoo: its varied hyperparameters and its spec (all validated up front)."""
-    out = []
-    for h in grid(cfg):
-        try:
-            out.append(({k: h[k] for k in cfg.vary}, spec_for(h, cfg)))
-        except SpecError as exc:
-            raise SpecError(f"zoo model { ({k: h[k] for k in cfg.vary}) }: {exc}") from None
-    return out
+    """Every model of the zoo: its varied hyperparameters and its spec (all validated up front;
+    a bad value or probe: ``SpecError``, exit code 2)."""
+    return [({k: a.labels[k] for k in cfg.vary}, a.spec) for a in zoo_design(cfg).expand()]

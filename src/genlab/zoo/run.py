@@ -10,25 +10,20 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import matplotlib
+import pandas as pd
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from genlab.engine import run_spec  # noqa: E402
-from genlab.engine.train import prepare  # noqa: E402
-from genlab.errors import GenlabError, SpecError  # noqa: E402
-from genlab.probes import EvalContext  # noqa: E402
-from genlab.report.plots import save_figure
-from genlab.spec import RunSpec  # noqa: E402
-from genlab.store import Store  # noqa: E402
-from genlab.zoo.config import ZooConfig, zoo_specs  # noqa: E402
-from genlab.zoo.score import rank_measures  # noqa: E402
+from genlab.engine import run_spec
+from genlab.engine.train import prepare
+from genlab.errors import GenlabError, SpecError
+from genlab.probes import EvalContext
+from genlab.report.plots import gap_scatter
+from genlab.spec import RunSpec
+from genlab.store import Store
+from genlab.zoo.config import ZooConfig, zoo_specs
+from genlab.zoo.score import rank_measures
 
 TRAIN, TEST = "train/main", "test/heldout"
 NOT_MEASURES = {"accuracy", "loss"}
@@ -102,27 +97,6 @@ def frame(
     return pd.DataFrame(rows)
 
 
-def scatter(
-    models: pd.DataFrame, names: list[str], table: pd.DataFrame | None, path: Path, title: str
-) -> Path:
-    """Gap against each measure, with tau and the CMI score (from ``table``, if given) in the
-    panel titles."""
-    names = [n for n in names if n in models.columns]
-    cols = min(3, max(1, len(names)))
-    rows = math.ceil(len(names) / cols) or 1
-    fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3.3 * rows), squeeze=False)
-    stats = table.set_index("measure") if table is not None else None
-    for ax, name in zip(axes.flat, names, strict=False):
-        ax.scatter(models[name], models["gap"], s=18)
-        ax.set(xlabel=name, ylabel="gap (train - test acc)")
-        if stats is not None:
-            ax.set_title(f"tau={stats.loc[name, 'tau']:.2f} cmi={stats.loc[name, 'cmi']:.3f}")
-    for ax in list(axes.flat)[len(names) :]:
-        ax.axis("off")
-    fig.suptitle(title)
-    return save_figure(fig, path, dpi=100)
-
-
 def markdown(table: pd.DataFrame) -> str:
     """A plain markdown table (floats to 3 significant digits)."""
     fmt = [[f"{v:.3g}" if isinstance(v, float) else str(v) for v in row] for row in table.values]
@@ -155,7 +129,7 @@ def run_zoo(cfg: ZooConfig, store: Store, progress: bool = False) -> ZooResult:
     df.to_csv(out_dir / "models.csv", index=False)
     (out_dir / "table.md").write_text(markdown(table))
     figs = {
-        p: scatter(df, ns, table, out_dir / f"scatter-{p}.png", f"zoo: {p} ({len(df)} models)")
+        p: gap_scatter(df, ns, table, out_dir / f"scatter-{p}.png", f"zoo: {p} ({len(df)} models)")
         for p, ns in measures_of.items()
         if any(n in df.columns for n in ns)
     }

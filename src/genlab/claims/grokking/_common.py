@@ -1,7 +1,9 @@
-"""What the grokking claims share: the modular-arithmetic setup of ``presets/grokking.toml``."""
+"""What the grokking claims share: the modular-arithmetic setups (the ``grokking`` preset's
+transformer, and the embedding-MLP of Liu et al. #107 / Varma et al. #116) as spec dicts."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import Field
@@ -39,3 +41,34 @@ def grokking_base(cfg: GrokkingConfig) -> dict[str, Any]:
     base["optimizer"].update(lr=cfg.lr, weight_decay=cfg.weight_decay)
     base.update(steps=cfg.steps, batch_size=cfg.batch_size)
     return base
+
+
+class MLPConfig(Params):
+    """Modular arithmetic with an embedding-MLP, full-batch AdamW (Liu et al. #107, Varma et al.
+    #116): the knobs the MLP claims share."""
+
+    p: int = Field(23, ge=5, le=200)
+    operation: Operation = "add"
+    width: int = Field(128, ge=1)
+    embed_dim: int = Field(16, ge=1)
+    lr: float = Field(1e-2, gt=0)
+    weight_decay: float = Field(1.0, ge=0)
+    steps: int = Field(3000, ge=1)
+    seeds: int = Field(3, ge=1)
+
+
+def mlp_base(
+    cfg: MLPConfig, train_fraction: float, probes: Sequence[str] = ("accuracy",), evals: int = 50
+) -> dict[str, Any]:
+    """A full-batch embedding-MLP run on ``cfg``'s table at ``train_fraction``."""
+    return {
+        "task": {"name": "modular_arithmetic",
+                 "params": {"p": cfg.p, "operation": cfg.operation,
+                            "train_fraction": train_fraction}},
+        "model": {"name": "mlp",
+                  "params": {"width": cfg.width, "depth": 2, "embed_dim": cfg.embed_dim}},
+        "optimizer": {"name": "adamw", "lr": cfg.lr, "weight_decay": cfg.weight_decay},
+        "steps": cfg.steps, "checkpoint_every": 100_000,
+        "eval": {"every": max(1, cfg.steps // evals), "log_points": 20,
+                 "probes": [{"name": n} for n in probes]},
+    }  # fmt: skip

@@ -2,7 +2,7 @@
 
 ``index.html`` lists the 120 catalogue papers (tier, cluster, components, claims, latest verdict)
 and every claim, filterable and sortable in the page; ``claims/<id>.html`` has one claim's statement,
-papers, description (whatever ``genlab claims list --json`` gives), each verdict with its evidence,
+papers, description (its ``describe()``, as ``genlab claims list --json`` gives it), each verdict with its evidence,
 figure, the command that reproduces it and its provenance; ``sweeps/<id>.html`` has a sweep's
 DomainBed-style report. Plain HTML, one CSS and one JS file, no CDN: it works from ``file://``.
 """
@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from genlab.errors import SpecError
 from genlab.report.site import pages
@@ -28,17 +30,16 @@ def _copy_assets(out: Path) -> None:
         (dest / name).write_text(src.read_text(encoding="utf-8"), encoding="utf-8")
 
 
-def build_site(store: Store, out: Path) -> Path:
+def build_site(store: Store, out: Path, claims: Mapping[str, Any]) -> Path:
     """Write the site into ``out`` (created; its ``claims``/``sweeps``/``figures`` are replaced) and
-    return the index's path."""
+    return the index's path; ``claims`` maps claim ids to the registered claim objects."""
     from genlab.analysis.aggregate import final_values
-    from genlab.claims import CLAIMS
     from genlab.provenance import git_commit
     from genlab.report.sweep_report import build_report
 
     if out.exists() and not out.is_dir():
         raise SpecError(f"OUT_DIR {out} is a file; give a folder for the site")
-    data = gather(store)
+    data = gather(store, claims)
     footer = pages.footer_html(str(store.root), git_commit()[0])
     out.mkdir(parents=True, exist_ok=True)
     for sub in ("claims", "sweeps", "figures"):
@@ -57,7 +58,7 @@ def build_site(store: Store, out: Path) -> Path:
                 name = f"figures/{slug(cid)}-{slug(rec.budget)}-{rec.config_id}.png"
                 shutil.copyfile(rec.figure, out / name)
                 figures[rec.config_id] = name
-        claim = CLAIMS.get(cid).obj if cid in CLAIMS else None
+        claim = claims.get(cid)
         html = pages.claim_page(cid, data.claims.get(cid), recs, claim, papers, final, figures,
                                 footer)  # fmt: skip
         (out / "claims" / f"{cid}.html").write_text(html, encoding="utf-8")

@@ -1,17 +1,17 @@
 """What the site shows, gathered from the store and the registries (no HTML here).
 
-Claim metadata comes from ``genlab claims list --json``, the claim layer's public description,
-produced by the command itself in this process: the site renders whatever keys a row has, so a
-richer claim layer (full references, measure, guards, controls) shows up without changing the site.
+Claim metadata is each claim's ``describe()`` (what ``genlab claims list --json`` prints), for the
+claims the caller passes (the CLI passes the registry, plugins included): the site renders whatever
+keys a row has, so a richer claim layer shows up without changing the site, and this package never
+imports the claims.
 """
 
 from __future__ import annotations
 
-import io
 import json
 import math
 import shlex
-from contextlib import redirect_stdout
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,14 +27,9 @@ def slug(text: str) -> str:
     return "".join(c if c.isalnum() or c in "._-" else "-" for c in text.lower())
 
 
-def claim_rows() -> list[dict[str, Any]]:
-    """The rows of ``genlab claims list --json`` (plugins loaded in this process included)."""
-    from genlab.cli import app
-
-    buf = io.StringIO()
-    with redirect_stdout(buf):
-        app(["claims", "list", "--json"], standalone_mode=False, prog_name="genlab")
-    return json.loads(buf.getvalue())
+def claim_row(claim: Any) -> dict[str, Any]:
+    """``claim.describe()`` as JSON gives it (tuples as lists, paths as strings)."""
+    return json.loads(json.dumps(claim.describe(), default=str))
 
 
 def toml_literal(v: Any) -> str:
@@ -119,17 +114,17 @@ class SiteData:
         return next((r for r in recs if r.budget == "full"), recs[0] if recs else None)
 
 
-def gather(store: Store) -> SiteData:
-    from genlab.claims import CLAIMS
+def gather(store: Store, registered: Mapping[str, Any]) -> SiteData:
+    """The site's data: ``registered`` maps claim ids to the claim objects of this process."""
     from genlab.papers import catalogue
 
-    claims = {r["id"]: r for r in claim_rows()}
+    claims = {cid: claim_row(c) for cid, c in registered.items()}
     verdicts: dict[str, list[VerdictRecord]] = {}
     table = store.verdicts()
     runs = store.runs()
     for row in table.sort_values("created", ascending=False).to_dict(orient="records"):
         rec = VerdictRecord(**row)
-        claim = CLAIMS.get(rec.claim_id).obj if rec.claim_id in CLAIMS else None
+        claim = registered.get(rec.claim_id)
         rec.command, rec.command_checked = reproduce_command(claim, rec)
         rec.extras = store.verdict_extras(rec.claim_id, rec.config_id)
         rec.runs = runs[runs["run_id"].isin(rec.run_ids)]

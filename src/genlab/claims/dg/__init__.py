@@ -1,0 +1,1 @@
+"""Domain-generalization claims (catalogue cluster C4), judged under DomainBed's protocol."""

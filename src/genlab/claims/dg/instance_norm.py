@@ -1,0 +1,81 @@
+"""``dg.instance_norm`` (Pan et al., IBN-Net, ECCV 2018, #7): instance norm on half the channels
+of the shallow layers (IBN-a) removes appearance variation while batch norm keeps content, so IBN-a
+generalizes better than BN to unseen appearance domains. A small CNN trains on ``style_digits``'
+clean environment and is scored on the four held-out appearances (DomainBed's defaults,
+training-domain validation). The paper (code ``XingangPan/IBN-Net``): ResNet-50 IBN-a on
+GTA5 -> Cityscapes and ImageNet, real appearance shifts where ours are synthetic.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import pandas as pd
+from pydantic import Field
+
+from genlab.claims import register
+from genlab.claims.base import Claim, Control, Decision, Ref
+from genlab.claims.dg._common import HELDOUT, VAL, DGConfig, dg_spec, paired_gain
+from genlab.claims.guards import Fit, Floor, Interval
+from genlab.design import Design
+from genlab.report.claim_figures import ArmBars
+
+SHIFTS = {"appearance": {"name": "style_digits", "params": {}},  # train clean, 4 styles held out
+          "rotation": {"name": "rotated_digits", "params": {"test_envs": [1, 2, 3, 4, 5]}}}  # fmt: skip
+
+
+class InstanceNormConfig(DGConfig):
+    """BN vs IBN-a CNNs, trained on one environment, scored on the held-out ones."""
+
+    channels: list[int] = Field(default_factory=lambda: [16, 32], min_length=1)
+    ibn_blocks: int = Field(1, ge=0, description="shallow blocks with IN (IBN-a)")
+    shift: Literal["appearance", "rotation"] = Field(
+        "appearance", description="style_digits (trained on clean) or rotated_digits (on 0deg)"
+    )
+
+
+class InstanceNorm(Claim):
+    """IBN-a beats BN on held-out appearance environments (Pan et al., IBN-Net, #7)."""
+
+    id = "dg.instance_norm"
+    papers = (Ref(7, "Pan, Luo, Shi & Tang 2018", "Two at once: enhancing learning and "
+                  "generalization capacities via IBN-Net"),)  # fmt: skip
+    statement = (
+        "A small CNN with IBN-a beats the same CNN with BatchNorm on style_digits' held-out "
+        "appearance environments (mean over them, training-domain validation on clean): paired "
+        "gain over seeds >= 0.01 with its 95% CI above 0. Not reproduced when the CI's upper end "
+        "is below 0.01."
+    )
+    Config = InstanceNormConfig
+    budgets = {"smoke": {"steps": 301}, "full": {"steps": 1001, "seeds": 5}}
+    MIN_GAIN = 0.01  # fixed before running
+    measures = {"heldout": HELDOUT, "val": VAL}
+    fit = Fit("val", 0.8)
+    floor = Floor("heldout", 0.15)
+    figure = ArmBars("heldout", by="norm")
+    controls = {"negative": Control({"shift": "rotation"}, "not reproduced", "a rotation is a "
+                                    "change of content layout, not of appearance: instance "
+                                    "statistics do not remove it", slow=True)}  # fmt: skip
+    # Measured: this control is inconclusive, not "not reproduced" (smoke +0.019 [-0.062, 0.100];
+    # full +0.014 [-0.019, 0.047]): IBN-a also helps a little on rotation here. Its slow test fails
+    # until a control that the paper's logic says must fail is found (open).
+
+    def arms(self, cfg: InstanceNormConfig):
+        cnn = {"name": "cnn", "params": {"channels": cfg.channels, "ibn_blocks": cfg.ibn_blocks,
+                                         "pool_every": 1}}  # fmt: skip
+        norms = {n: {"model.params.norm": n} for n in ("bn", "ibn_a")}
+        base = dg_spec(SHIFTS[cfg.shift], cnn, cfg)
+        return Design(base, {"norm": norms}, seeds=cfg.seeds).expand()
+
+    def decide(self, cfg: InstanceNormConfig, table: pd.DataFrame) -> Decision:
+        iv = Interval.of("IBN-a - BN", paired_gain(table, "norm", "ibn_a", "bn"), null=0.0,
+                         smallest=self.MIN_GAIN)  # fmt: skip
+        mean = table.groupby("norm")["heldout"].mean()
+        stats = {"gain_mean": iv.estimate, "gain_ci_lo": iv.lo, "gain_ci_hi": iv.hi,
+                 **{f"{n}_heldout": v for n, v in mean.items()}}  # fmt: skip
+        return Decision(iv.verdict(), stats, f"Held-out ({cfg.shift}) accuracy BN "
+                        f"{mean.get('bn', 0):.3f}, IBN-a {mean.get('ibn_a', 0):.3f}; paired gain "
+                        f"{iv.text()}; {cfg.steps} steps.", [iv])  # fmt: skip
+
+
+register(InstanceNorm())

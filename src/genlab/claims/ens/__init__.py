@@ -1,0 +1,1 @@
+"""Weight-space and prediction ensembles, model zoos and distillation (catalogue cluster C5)."""

@@ -1,0 +1,45 @@
+"""What the ensemble claims share: run specs evaluated at the ends of training, per-seed pivots."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from genlab.design import Arm
+from genlab.spec import parse_spec
+
+
+def run(task: str, task_params: dict[str, Any], model: dict[str, Any], steps: int, lr: float,
+        batch: int | None = 64, probes: list[Any] | None = None, method: str = "erm",
+        evals: int = 0, **extra: Any) -> dict[str, Any]:  # fmt: skip
+    """A spec dict evaluated at step 0, at the end and ``evals`` log-spaced steps between."""
+    return {
+        "task": {"name": task, "params": task_params}, "model": model,
+        "method": {"name": method, "params": extra.pop("method_params", {})},
+        "optimizer": {"name": "adamw", "lr": lr, "weight_decay": extra.pop("weight_decay", 0.0)},
+        "steps": steps, "batch_size": batch, "checkpoint_every": max(steps, 1),
+        "eval": {"every": max(steps, 1), "log_points": evals,
+                 "probes": [p if isinstance(p, dict) else {"name": p}
+                            for p in probes or ["accuracy", "loss"]]}, **extra,
+    }  # fmt: skip
+
+
+def from_run(parent: str, **params: Any) -> dict[str, Any]:
+    return {"name": "from_run", "params": {"run": parent, **params}}
+
+
+def by_seed(table: pd.DataFrame, arm: str, value: str, column: str = "arm") -> pd.Series:
+    """``value`` of the runs of one arm, indexed by seed (paired comparisons across arms)."""
+    rows = table[table[column] == arm]
+    return pd.Series(rows[value].to_numpy(dtype=float), index=rows["seed"].to_numpy())
+
+
+def arms(rows: list[tuple[dict[str, Any], dict[str, Any]]]) -> list[Arm]:
+    """Labelled arms from ``(labels, spec dict)`` pairs; ``seed``/``data_seed`` labels from the spec
+    (staged designs, where a run names its parent's id, are written out run by run)."""
+    out = []
+    for labels, d in rows:
+        spec = parse_spec(d)
+        out.append(Arm({**labels, "seed": spec.seed, "data_seed": spec.data_seed}, spec))
+    return out

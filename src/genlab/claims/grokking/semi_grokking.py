@@ -1,0 +1,98 @@
+"""``grokking.semi_grokking`` (Varma et al. 2023, #116): near the critical dataset size, where the
+memorizing and generalizing circuits are about equally efficient, a network trained from scratch
+with weight decay generalizes late and only partially: its test accuracy rises long after it fits
+the training set and settles at an intermediate level.
+
+Embedding-MLP on modular addition mod 23 (the paper: mod 113), full batch, AdamW, a fine grid of
+training fractions around the transition. Issue 12 placed it between 0.35 and 0.40 at p = 23 on the
+old split of ordered pairs, which leaks transposes; on the leak-free split it lies between 0.50
+(final test 0.10 after 3,000 steps) and 0.54 (1.00), so the grid is 0.46-0.56.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+from pydantic import Field
+
+from genlab.claims import register
+from genlab.claims.base import Claim, Control, Decision
+from genlab.claims.grokking._common import TEST, TRAIN, MLPConfig, mlp_base
+from genlab.claims.grokking.ungrokking import VARMA
+from genlab.claims.guards import Fit, NotApplicable
+from genlab.claims.measures import Derived, Extreme, Final, FirstStep, series
+from genlab.design import Design
+from genlab.report.claim_figures import Curves
+
+
+def _half_rise(m: pd.DataFrame) -> float:
+    s = series(m, TEST, "accuracy")
+    hit = s[s >= s.iloc[-1] / 2] if len(s) else s
+    return float(hit.index[0]) if len(hit) else math.nan
+
+
+def _tail_drift(m: pd.DataFrame) -> float:
+    s = series(m, TEST, "accuracy")
+    tail = s[s.index >= 0.8 * s.index.max()] if len(s) else s
+    return float(tail.max() - tail.min()) if len(tail) else math.nan
+
+
+class SemiConfig(MLPConfig):
+    fractions: list[float] = Field([0.46, 0.48, 0.5, 0.52, 0.54, 0.56], min_length=1)
+    steps: int = Field(6000, ge=10)
+
+
+class SemiGrokking(Claim):
+    """Late rise to partial test accuracy near the critical dataset size (Varma et al., #116)."""
+
+    id = "grokking.semi_grokking"
+    papers = (VARMA,)
+    LOW, HIGH, MIN_DELAY, MAX_DRIFT = 0.2, 0.9, 3.0, 0.05
+    statement = (
+        "At some training fraction of the grid, in the median seed, the final test accuracy is "
+        "partial (between 20% and 90%), it rose late (first reaching half its final value >= 3x "
+        "the steps to 99% train accuracy) and has settled (it moved < 0.05 over the last fifth of "
+        "training). No such fraction while the grid brackets the transition (some fraction "
+        "< 20%, some >= 90%): not reproduced; a grid that does not bracket it: inconclusive."
+    )
+    Config = SemiConfig
+    budgets = {"smoke": {"fractions": [0.46, 0.5, 0.54], "seeds": 1, "steps": 3000}, "full": {}}
+    measures = {
+        "t_train": FirstStep(TRAIN, "accuracy", 0.99), "train": Extreme(TRAIN, "accuracy"),
+        "test": Final(TEST), "t_half": Derived(_half_rise, "first step test accuracy reaches "
+                                               "half its final value"),
+        "drift": Derived(_tail_drift, "range of test accuracy over the last fifth of training"),
+    }  # fmt: skip
+    fit = Fit("train", 0.99)
+    floor = NotApplicable("floor", "the decision asks the grid to bracket the transition (some "
+                          "fraction at chance, some generalizing) and is inconclusive otherwise")  # fmt: skip
+    aggregate = "median"
+    figure = Curves((TRAIN, TEST), by="fraction")
+    controls = {
+        "negative": Control({"fractions": [0.2, 0.8]}, "not reproduced", "fractions far below "
+                            "and far above the critical size: all or nothing, no partial level"),
+    }  # fmt: skip
+
+    def arms(self, cfg: SemiConfig):
+        axis = {"fraction": {f: {"task.train_fraction": f} for f in sorted(cfg.fractions)}}
+        return Design(mlp_base(cfg, cfg.fractions[0]), axes=axis, seeds=cfg.seeds).expand()
+
+    def decide(self, cfg: SemiConfig, table: pd.DataFrame) -> Decision:
+        t = table.assign(delay=table["t_half"] / table["t_train"])
+        med = t.groupby("fraction")[["test", "delay", "drift"]].median().sort_index()
+        semi = med.index[med["test"].between(self.LOW, self.HIGH) & (med["delay"] >= self.MIN_DELAY)
+                         & (med["drift"] < self.MAX_DRIFT)].tolist()  # fmt: skip
+        brackets = bool(med["test"].min() < self.LOW and med["test"].max() >= self.HIGH)
+        verdict = "reproduced" if semi else "not reproduced" if brackets else "inconclusive"
+        stats = {f"median_final_test_acc@{f:g}": v for f, v in med["test"].items()}
+        stats |= {f"median_delay_ratio@{f:g}": v for f, v in med["delay"].items()}
+        sentence = ("Median final test accuracy / delay ratio / drift over the last fifth by "
+                    "fraction: " + ", ".join(f"{f:g}: {r.test:.3f} / {r.delay:.1f} / {r.drift:.3f}"
+                                             for f, r in med.iterrows())
+                    + f"; semi-grokking at {semi or 'no fraction'}; the grid brackets the "
+                    f"transition: {brackets} (p={cfg.p}, {cfg.steps} steps).")  # fmt: skip
+        return Decision(verdict, stats | {"semi_fractions": len(semi)}, sentence)
+
+
+register(SemiGrokking())

@@ -1,0 +1,91 @@
+"""``length.rasp`` (Zhou et al. 2024, #37): a transformer length-generalizes on the tasks a short
+RASP-L program solves at every length (copy with unique tokens, sort) and not on the others (copy
+with repeated tokens, parity).
+
+Differences from the paper (its code, apple/ml-np-rasp, holds the RASP-L interpreter and program
+listings, not the training runs): 2 layers of d=64 instead of the paper's larger models, train
+lengths <= 8 and test 9..16, a fixed training sample, NoPE; parity is the classification task of
+``formal_language`` (chance 0.5), so every task is scored above chance, (acc - chance) / (1 -
+chance).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
+
+from genlab.claims import register
+from genlab.claims.base import Control, Ref
+from genlab.claims.length._common import LengthClaim, LengthConfig, lengths, reaches, stays_below
+from genlab.report.claim_figures import LengthCurves
+
+Task = Literal["copy_unique", "sort", "copy_repeat", "parity"]
+SHORT_PROGRAM = {"copy_unique": True, "sort": True, "copy_repeat": False, "parity": False}
+CHANCE = {"parity": 0.5}  # exact match by guessing: one binary answer; whole strings ~0
+
+
+def task_spec(name: str, cfg: LengthConfig) -> dict[str, Any]:
+    if name == "parity":
+        return {"name": "formal_language", "params": {**lengths(cfg), "task": "parity_check"}}
+    extra = ({"op": "copy", "unique": True, "alphabet_size": max(10, cfg.test_max)}
+             if name == "copy_unique" else {"op": "copy", "alphabet_size": 3}
+             if name == "copy_repeat" else {"op": "sort"})  # fmt: skip
+    return {"name": "seq_string", "params": {**lengths(cfg), **extra}}
+
+
+class RaspConfig(LengthConfig):
+    """Tasks, model and budget of ``length.rasp``."""
+
+    tasks: list[Task] = Field(default_factory=lambda: list(SHORT_PROGRAM))
+
+    @model_validator(mode="after")
+    def _groups(self) -> RaspConfig:
+        if {SHORT_PROGRAM[t] for t in self.tasks} != {True, False}:
+            raise ValueError("tasks must include one with and one without a short RASP-L program")
+        return self
+
+
+class Rasp(LengthClaim):
+    """Tasks with short RASP-L programs length-generalize, others do not (Zhou et al., #37)."""
+
+    id = "length.rasp"
+    papers = (Ref(37, "Zhou, Bradley, Littwin, Razin, Saremi, Susskind, Bengio & Nakkiran 2024",
+                  "What algorithms can transformers learn? A study in length generalization"),)  # fmt: skip
+    statement = (
+        "A decoder-only transformer trained on lengths <= L, every task fitting (val exact match "
+        ">= 0.9), scored by exact match above chance averaged over lengths up to 2L (per seed): "
+        "every task with a short RASP-L program (copy with unique tokens, sort) reaches a mean "
+        ">= 0.5 (95% CI above 0.2) and every other task (copy with repeated tokens, parity) stays "
+        "<= 0.2 (CI below 0.5). Not reproduced when a RASP-L task's CI lies below 0.5 or another "
+        "task's above 0.2."
+    )
+    Config = RaspConfig
+    budgets = {
+        "smoke": {"tasks": ["copy_unique", "copy_repeat"], "train_length": 3, "test_max": 6,
+                  "n_test_lengths": 2, "n_train": 500, "n_test": 50, "d_model": 32,
+                  "steps": 600, "lr": 3e-3, "seeds": 2},
+        "full": {"steps": 3000, "lr": 2e-3},
+    }  # fmt: skip
+    figure = LengthCurves(line="task", train_length="auto")
+    controls = {
+        "negative": Control({"positional": "learned"}, "not reproduced", "learned absolute "
+                            "positions are untrained beyond L, so no program that reads them "
+                            "can run there: the RASP-L tasks must fail too"),
+    }  # fmt: skip
+
+    def arms(self, cfg: RaspConfig):
+        axes = {"task": {t: {"task": task_spec(t, cfg)} for t in cfg.tasks}}
+        return self.design(cfg, task_spec(cfg.tasks[0], cfg), axes)
+
+    def decide(self, cfg: RaspConfig, table):
+        chance = table["task"].map(lambda t: CHANCE.get(t, 0.0))
+        score = ((table["ood"] - chance) / (1 - chance)).groupby(table["task"])
+        ivs = [reaches(f"{t} above chance", score.get_group(t), 0.5, null=0.2)
+               if SHORT_PROGRAM[t] else
+               stays_below(f"{t} above chance", score.get_group(t), 0.2, null=0.5)
+               for t in cfg.tasks]  # fmt: skip
+        return self.decision(ivs, cfg, table, "task", cfg.tasks)
+
+
+register(Rasp())

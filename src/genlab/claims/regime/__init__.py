@@ -1,0 +1,1 @@
+"""How a network is trained: batch size and number of updates, upsampling (catalogue cluster C7)."""

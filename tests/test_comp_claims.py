@@ -1,0 +1,101 @@
+"""The compositional claims (``claims/comp/``): each judge on hand-built per-run tables, one test
+per verdict (reproduced, not reproduced, inconclusive). Their controls run for real in
+``test_claims_controls.py``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from genlab.claims import CLAIMS
+
+
+def judge(claim_id: str, values: Callable[[dict[str, Any]], dict[str, float]], **overrides):
+    """The claim's verdict on its smoke arms, each given the measures ``values(labels)`` plus a
+    small per-run jitter (0, 0.01 or 0.02), so that paired differences have a finite CI."""
+    claim = CLAIMS.get(claim_id).obj
+    cfg = claim.config("smoke", overrides)
+    rows = []
+    for i, arm in enumerate(claim.arms(cfg)):
+        jitter = 0.01 * ((i * 7 + arm.labels["seed"]) % 3)
+        measures = {k: v + jitter for k, v in values(arm.labels).items()}
+        rows.append({**arm.labels, "run_id": arm.spec.run_id, "status": "done", **measures})
+    return claim.evaluate(cfg, pd.DataFrame(rows))
+
+
+# ---- comp.injected_features ---------------------------------------------------------------------
+
+
+def injected(helpful: float, misleading: float, train: float = 1.0):
+    def values(labels):
+        test = {"none": 0.7, "helpful": 0.7 + helpful, "misleading": 0.7 + misleading}
+        return {"train": train, "test": test[labels["features"]]}
+
+    return values
+
+
+@pytest.mark.parametrize(
+    ("values", "verdict"),
+    [
+        (injected(0.2, -0.15), "reproduced"),
+        (injected(0.0, -0.15), "not reproduced"),  # the helpful program does not help
+        (injected(0.2, 0.0), "not reproduced"),  # the misleading feature does not hurt
+        (injected(0.2, -0.15, train=0.8), "inconclusive"),  # no arm fit its training grids
+    ],
+)
+def test_injected_features(values, verdict):
+    assert judge("comp.injected_features", values).verdict == verdict
+
+
+# ---- comp.multilabel_augmentation ---------------------------------------------------------------
+
+
+def augmented(gain: float, val: float = 1.0):
+    return lambda labels: {"val": val, "heldout": 0.1 + gain * (labels["augment"] > 0)}
+
+
+@pytest.mark.parametrize(
+    ("values", "verdict"),
+    [
+        (augmented(0.25), "reproduced"),
+        (augmented(0.0), "not reproduced"),
+        (augmented(0.25, val=0.8), "inconclusive"),  # arms did not fit their training pairs
+    ],
+)
+def test_multilabel_augmentation(values, verdict):
+    r = judge("comp.multilabel_augmentation", values)
+    assert r.verdict == verdict, r.evidence
+    if verdict == "reproduced":
+        assert r.statistic["gain"] == pytest.approx(0.25, abs=0.03)
+
+
+def test_multilabel_augmentation_floor_is_inconclusive():
+    at_floor = judge("comp.multilabel_augmentation", lambda _: {"val": 1.0, "heldout": 0.0})
+    assert at_floor.verdict == "inconclusive"
+
+
+# ---- comp.pretraining_inference -----------------------------------------------------------------
+
+
+def inference(advantage: float, premise: float = 1.0, spread: float = 0.02):
+    def values(labels):
+        wobble = spread * (labels["seed"] % 2 - 0.5)  # seeds disagree by ``spread``
+        return {"premise": premise, "inference": 0.1 + advantage + wobble, "control": 0.1}
+
+    return values
+
+
+@pytest.mark.parametrize(
+    ("values", "verdict"),
+    [
+        (inference(0.0), "reproduced"),  # premises recalled, their inferences not drawn
+        (inference(0.4), "not reproduced"),  # inferences drawn well above the control
+        (inference(0.0, spread=0.2), "inconclusive"),  # seeds too noisy to bound it by ±0.1
+        (inference(0.0, premise=0.5), "inconclusive"),  # the premises were never learnt
+    ],
+)
+def test_pretraining_inference(values, verdict):
+    assert judge("comp.pretraining_inference", values).verdict == verdict

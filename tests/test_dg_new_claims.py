@@ -1,0 +1,46 @@
+"""Judges of the C4 claim dg.shortcut_fragmentation on hand-built per-run tables, one test
+per verdict. Its controls run in ``test_claims_controls.py``."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from genlab.claims import CLAIMS
+
+
+def judge(claim_id: str, values, budget: str = "smoke"):
+    """The verdict on the claim's own arms, each run's measures from ``values(labels)``."""
+    claim = CLAIMS.get(claim_id).obj
+    cfg = claim.config(budget)
+    rows = [{**a.labels, "run_id": a.spec.run_id, "status": "done", **values(a.labels)}
+            for a in claim.arms(cfg)]  # fmt: skip
+    return claim.evaluate(cfg, pd.DataFrame(rows))
+
+
+def wobble(labels: dict, size: float = 0.004) -> float:
+    """A small seed-dependent offset, so paired differences have a finite interval."""
+    return size * (labels["seed"] % 3 - 1)
+
+
+# ---- dg.shortcut_fragmentation ------------------------------------------------------------------
+
+SWAPPED = {"fragmented": 0.40, "diverse": 0.60, "close": 0.55, "augmented": 0.70}
+
+
+@pytest.mark.parametrize(("change", "size", "verdict"), [
+    ({}, 0.004, "reproduced"),
+    ({"close": 0.40}, 0.004, "not reproduced"),  # disparity does not matter
+    ({"diverse": 0.42}, 0.02, "inconclusive"),  # +0.02 [-0.03, +0.07]: straddles 0.03
+])  # fmt: skip
+def test_shortcut_fragmentation(change, size, verdict):
+    swapped = {**SWAPPED, **change}
+    r = judge("dg.shortcut_fragmentation",
+              lambda lb: {"swapped": swapped[lb["data"]] + wobble(lb, size)
+                          * (lb["data"] != "fragmented"), "val": 0.95})  # fmt: skip
+    assert r.verdict == verdict, r.evidence
+
+
+def test_shortcut_fragmentation_at_chance_is_inconclusive():
+    r = judge("dg.shortcut_fragmentation", lambda lb: {"swapped": 0.1, "val": 0.95})
+    assert r.verdict == "inconclusive" and "floor" in r.evidence
