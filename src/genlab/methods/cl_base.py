@@ -21,7 +21,7 @@ from genlab.analysis.continual import boundaries
 from genlab.losses import cross_entropy
 from genlab.methods.base import Batch, Method
 from genlab.registry import Params
-from genlab.tasks.base import TaskInfo
+from genlab.data import TaskInfo
 
 
 class Continual(Method):

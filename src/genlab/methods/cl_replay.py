@@ -17,7 +17,7 @@ from genlab.methods.base import Batch
 from genlab.methods.cl_base import Continual
 from genlab.methods.cl_buffer import ExperienceBuffer
 from genlab.registry import Params
-from genlab.tasks.base import TaskInfo
+from genlab.data import TaskInfo
 
 
 class ReplayParams(Params):

@@ -17,7 +17,7 @@ from genlab.losses import cross_entropy
 from genlab.methods import METHODS
 from genlab.methods.base import Batch, Method
 from genlab.registry import Params
-from genlab.tasks.base import TaskInfo
+from genlab.data import TaskInfo
 
 SCALE, PREFIX = "adapter_scale", "base_model.model."
 

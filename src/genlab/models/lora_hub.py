@@ -19,7 +19,7 @@ from torch import nn
 
 from genlab.models import MODELS
 from genlab.registry import Params
-from genlab.tasks.base import TaskInfo
+from genlab.data import TaskInfo
 
 
 class LoraHubParams(Params):

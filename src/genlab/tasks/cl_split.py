@@ -31,7 +31,7 @@ from pydantic import Field
 
 from genlab.registry import Params
 from genlab.tasks import TASKS
-from genlab.tasks.base import Split, TaskData, TaskInfo
+from genlab.data import Split, TaskData, TaskInfo
 
 
 class ClSplitParams(Params):

@@ -19,7 +19,7 @@ from pydantic import Field, model_validator
 
 from genlab.registry import Params
 from genlab.tasks import TASKS
-from genlab.tasks.base import Split, TaskData, TaskInfo
+from genlab.data import Split, TaskData, TaskInfo
 
 
 class SkillFamilyParams(Params):
