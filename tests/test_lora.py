@@ -74,12 +74,15 @@ def test_lora_round_trip_and_merge_weights(store):
 @needs_extra
 @pytest.mark.parametrize("mode", ["uniform", "best_single", "lorahub", "finetune"])
 def test_every_composition_mode_sets_its_weights(mode, store):
-    s = parse_spec(hub_spec(**{"method.mode": mode, "method.budget": 10, "method.ft_steps": 20}))
+    s = parse_spec(hub_spec(**{"method.mode": mode, "method.budget": 10, "steps": 20}))
     assert run_spec(s, store, progress=False).status == "done"
     m = store.metrics(s.run_id)
     l1 = m[(m["metric"] == "l1") & (m["step"] == 1)]["value"].item()
     expect = {"uniform": 1 / 3, "best_single": 1 / 3, "finetune": 0.0}
     assert l1 == pytest.approx(expect[mode]) if mode in expect else l1 > 0
+    if mode == "finetune":  # one gradient step of the fresh LoRA per run step
+        loss = m[m["metric"] == "loss"].sort_values("step")["value"]
+        assert loss.iloc[-1] < loss.iloc[0]
 
 
 def test_lora_commands_exit_2_naming_the_extra_without_it(tmp_path, monkeypatch):

@@ -18,10 +18,10 @@ import torch
 from torch import Tensor, nn
 
 from genlab.analysis.continual import boundaries
+from genlab.data import TaskInfo
 from genlab.losses import cross_entropy
 from genlab.methods.base import Batch, Method
 from genlab.registry import Params
-from genlab.data import TaskInfo
 
 
 class Continual(Method):

@@ -21,13 +21,13 @@ import torch
 from pydantic import Field
 from torch import Tensor, nn
 
+from genlab.data import TaskInfo
 from genlab.losses import cross_entropy
 from genlab.methods import METHODS
 from genlab.methods.base import Batch
 from genlab.methods.cl_base import Continual
 from genlab.methods.cl_buffer import ExperienceBuffer
 from genlab.registry import Params
-from genlab.data import TaskInfo
 
 
 class ZooParams(Params):

@@ -11,13 +11,13 @@ import torch
 from pydantic import Field
 from torch import Tensor, nn
 
+from genlab.data import TaskInfo
 from genlab.lora import require_peft
 from genlab.lora.adapters import LORA_KEY, attach
 from genlab.losses import cross_entropy
 from genlab.methods import METHODS
 from genlab.methods.base import Batch, Method
 from genlab.registry import Params
-from genlab.data import TaskInfo
 
 SCALE, PREFIX = "adapter_scale", "base_model.model."
 

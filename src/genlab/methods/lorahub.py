@@ -3,15 +3,18 @@
 composition", #2), with its baselines.
 
 On its first step the method sees the few-shot training split (``batch_size = null``) and sets the
-``lora_hub`` model's merge weights ``w``; later steps change nothing. ``mode``:
+``lora_hub`` model's merge weights ``w``; later steps change nothing (each step logs the few-shot
+loss before its update, as every method does). ``mode``:
 
 - ``lorahub``: ``w`` minimises the few-shot cross-entropy + ``l1 * mean|w|`` by nevergrad's
   ``NGOpt`` within ``[-1.5, 1.5]``, from ``w = 0``, in ``budget`` evaluations (the paper's search:
   gradient-free, no new parameters; its code uses the same bounds, budget 40 and l1 0.05);
 - ``uniform``: ``w = 1 / N`` (the average of the modules); ``best_single``: the one module with the
   lowest few-shot loss; ``base``: ``w = 0`` (the pretrained base alone);
-- ``finetune``: a fresh LoRA (shared init, ``B = 0``) trained by Adam on the same shots for
-  ``ft_steps``: the few-shot fine-tuning reference LoraHub approaches.
+- ``finetune``: a fresh LoRA (shared init, ``B = 0``, as ``lora_hub`` is built) trained on the
+  same shots by the run's own optimizer, one gradient step per run step (so ``steps``,
+  ``optimizer`` and ``optimizer.grad_clip`` apply): the few-shot fine-tuning reference LoraHub
+  approaches.
 """
 
 from __future__ import annotations
@@ -37,12 +40,10 @@ class LoraHubParams(Params):
     budget: int = Field(40, ge=1, description="nevergrad evaluations")
     bound: float = Field(1.5, gt=0, description="w is searched in [-bound, bound]")
     search_seed: int = Field(0, ge=0)
-    ft_steps: int = Field(200, ge=1)
-    ft_lr: float = Field(1e-2, gt=0)
 
 
 @METHODS.register("lorahub", LoraHubParams, papers=(2,), family="modular",
-                  tiny={"mode": "finetune", "ft_steps": 2})  # fmt: skip
+                  tiny={"mode": "finetune"})  # fmt: skip
 class LoraHub(Method):
     """Set the merge weights of a ``lora_hub`` model once, from the few shots."""
 
@@ -70,32 +71,27 @@ class LoraHub(Method):
         best = opt.minimize(lambda w: self.few_shot_loss(model, w, x, y) + p.l1 * np.abs(w).mean())
         return np.asarray(best.value)
 
-    def finetune(self, model: nn.Module, x: Tensor, y: Tensor) -> None:
-        model.compose(torch.zeros(model.size))  # a fresh LoRA: A at the shared init, B = 0
-        opt = torch.optim.Adam(model.adapter(), lr=self.params.ft_lr)
-        for _ in range(self.params.ft_steps):
-            opt.zero_grad(set_to_none=True)
-            cross_entropy(model(x), y).backward()
-            opt.step()
+    def loss(self, model: nn.Module, batches: dict[str, Batch]) -> tuple[Tensor, dict[str, Any]]:
+        x, y = next(iter(batches.values()))
+        return cross_entropy(model(x), y), {"l1": float(model.w.detach().abs().mean())}
 
     def step(
         self, model: nn.Module, optimizer: torch.optim.Optimizer, batches: dict[str, Batch]
     ) -> dict[str, float]:
         (x, y), mode = next(iter(batches.values())), self.params.mode
+        if mode == "finetune":
+            return super().step(model, optimizer, batches)
+        with torch.no_grad():
+            loss = cross_entropy(model(x), y).item()  # before the update
         if not self.done:
             self.done = True
-            if mode == "finetune":
-                self.finetune(model, x, y)
-            else:
-                w = {"base": lambda: np.zeros(model.size),
-                     "uniform": lambda: np.full(model.size, 1.0 / model.size),
-                     "best_single": lambda: np.eye(model.size)[int(np.argmin(
-                         [self.few_shot_loss(model, e, x, y) for e in np.eye(model.size)]))],
-                     "lorahub": lambda: self.search(model, x, y)}[mode]()  # fmt: skip
-                model.compose(torch.as_tensor(w, dtype=torch.float32))
-        with torch.no_grad():
-            loss = cross_entropy(model(x), y).item()
-        return {"loss": loss, "l1": float(model.w.abs().mean())}
+            w = {"base": lambda: np.zeros(model.size),
+                 "uniform": lambda: np.full(model.size, 1.0 / model.size),
+                 "best_single": lambda: np.eye(model.size)[int(np.argmin(
+                     [self.few_shot_loss(model, e, x, y) for e in np.eye(model.size)]))],
+                 "lorahub": lambda: self.search(model, x, y)}[mode]()  # fmt: skip
+            model.compose(torch.as_tensor(w, dtype=torch.float32))
+        return {"loss": loss, "l1": float(model.w.detach().abs().mean())}  # l1: the weights set
 
     def state_dict(self) -> dict[str, Any]:
         return {"done": self.done}

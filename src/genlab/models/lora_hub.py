@@ -17,9 +17,9 @@ import torch
 from pydantic import Field
 from torch import nn
 
+from genlab.data import TaskInfo
 from genlab.models import MODELS
 from genlab.registry import Params
-from genlab.data import TaskInfo
 
 
 class LoraHubParams(Params):

@@ -29,9 +29,9 @@ import torch
 import torch.nn.functional as F
 from pydantic import Field
 
+from genlab.data import Split, TaskData, TaskInfo
 from genlab.registry import Params
 from genlab.tasks import TASKS
-from genlab.data import Split, TaskData, TaskInfo
 
 
 class ClSplitParams(Params):

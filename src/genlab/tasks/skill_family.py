@@ -17,9 +17,9 @@ from __future__ import annotations
 import torch
 from pydantic import Field, model_validator
 
+from genlab.data import Split, TaskData, TaskInfo
 from genlab.registry import Params
 from genlab.tasks import TASKS
-from genlab.data import Split, TaskData, TaskInfo
 
 
 class SkillFamilyParams(Params):

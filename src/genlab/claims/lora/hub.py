@@ -36,6 +36,8 @@ class HubConfig(Params):
     shots: int = Field(5, ge=1)
     seeds: int = Field(1, ge=1, description="data seeds per task")
     budget: int = Field(40, ge=1)
+    ft_steps: int = Field(200, ge=1, description="Adam steps of the few-shot fine-tuning arm")
+    ft_lr: float = Field(1e-2, gt=0)
 
 
 class LoraHubClaim(Claim):
@@ -71,7 +73,9 @@ class LoraHubClaim(Claim):
         base = load_spec_file("lora-hub")
         base["task"]["params"].update(shots=cfg.shots, n_unseen=cfg.n_unseen)
         base["method"]["params"]["budget"] = cfg.budget
-        axes = {"mode": {m: {"method.mode": m} for m in MODES},
+        ft = {"steps": cfg.ft_steps, "optimizer": {"name": "adam", "lr": cfg.ft_lr},
+              "eval.every": cfg.ft_steps}  # fmt: skip
+        axes = {"mode": {m: {"method.mode": m, **(ft if m == "finetune" else {})} for m in MODES},
                 "task": {t: {"task.task": t} for t in cfg.tasks}}  # fmt: skip
         return Design(base, axes=axes, seeds=cfg.seeds).expand()
 
