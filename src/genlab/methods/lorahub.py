@@ -19,6 +19,7 @@ loss before its update, as every method does). ``mode``:
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Literal
 
 import numpy as np
@@ -68,7 +69,11 @@ class LoraHub(Method):
         param = ng.p.Array(init=np.zeros(n)).set_bounds(-p.bound, p.bound)
         param.random_state = np.random.RandomState(p.search_seed)
         opt = ng.optimizers.NGOpt(parametrization=param, budget=p.budget)
-        best = opt.minimize(lambda w: self.few_shot_loss(model, w, x, y) + p.l1 * np.abs(w).mean())
+        with warnings.catch_warnings():  # NGOpt's COBYLA warns of its own tolerance on each run
+            warnings.filterwarnings("ignore", message="COBYLA: Invalid RHOEND")
+            best = opt.minimize(
+                lambda w: self.few_shot_loss(model, w, x, y) + p.l1 * np.abs(w).mean()
+            )
         return np.asarray(best.value)
 
     def loss(self, model: nn.Module, batches: dict[str, Batch]) -> tuple[Tensor, dict[str, Any]]:
@@ -91,6 +96,8 @@ class LoraHub(Method):
                      [self.few_shot_loss(model, e, x, y) for e in np.eye(model.size)]))],
                  "lorahub": lambda: self.search(model, x, y)}[mode]()  # fmt: skip
             model.compose(torch.as_tensor(w, dtype=torch.float32))
+        optimizer.zero_grad(set_to_none=True)
+        optimizer.step()  # no gradient: updates nothing, keeps the lr schedule in order
         return {"loss": loss, "l1": float(model.w.detach().abs().mean())}  # l1: the weights set
 
     def state_dict(self) -> dict[str, Any]:
