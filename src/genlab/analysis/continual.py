@@ -11,7 +11,7 @@ With ``T`` experiences (Lopez-Paz & Ranzato 2017, GEM; Avalanche's ``metrics`` m
 - forward transfer ``FWT = mean_{j >= 1} (R[j-1, j] - b[j])`` (Avalanche's
   ``StreamForwardTransfer``: accuracy on ``j`` before training on it, minus at initialisation).
 
-Used by the Model Zoo (#120) and fast/slow-weights (#95) claims and by ``genlab run``.
+Used by the Model Zoo claim (#120) and by ``genlab run``; fast/slow weights (#95) reports the same.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ Training environments are ``train/e0 .. e{n-1}``, held-out splits ``test/e0 ..``
 task's in-distribution ``val`` splits when it has any, else its ``test`` splits). Each split's
 ``meta`` holds its ``experience``, its ``classes`` and ``mask`` (task-incremental).
 ``info.extra`` holds ``experiences``, ``classes`` (per experience), ``scenario`` and ``variant``.
-Used by the Model Zoo (#120) and fast/slow-weights (#95) claims.
+Used by the Model Zoo claim (#120); its few-shot stream is the setting of fast/slow weights (#95).
 """
 
 from __future__ import annotations
