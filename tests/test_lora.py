@@ -69,6 +69,12 @@ def test_lora_round_trip_and_merge_weights(store):
         assert torch.allclose(hub(x), lora_run(x), atol=1e-5)
         hub.compose(torch.zeros(3))
         assert torch.allclose(hub(x), load_model(store, base_id)(x), atol=1e-5)
+    # w = 0 is a fresh LoRA that gradient descent can move: A back at the shared init, B = 0
+    own = dict(hub.peft.named_parameters())
+    for i, name in enumerate(hub.names):
+        want = getattr(hub, f"init{i}") if "lora_A" in name else torch.zeros_like(own[name])
+        assert torch.equal(own[name], want), name
+    assert any("lora_A" in n and own[n].abs().sum() > 0 for n in hub.names)
 
 
 @needs_extra
