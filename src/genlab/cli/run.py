@@ -115,6 +115,13 @@ def run(
     )
     if plot:
         out.print(f"plot: {plot}")
+    if spec.task.name == "cl_split" and result.status == "done":
+        from genlab.cli.continual import show_continual
+
+        table, line, heat = show_continual(st, result.run_id, not no_plot)
+        out.print(table, line)
+        if heat:
+            out.print(f"heat map: {heat}")
     if result.status != "done":
         raise typer.Exit(1)
 

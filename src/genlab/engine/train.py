@@ -92,6 +92,7 @@ def prepare(spec: RunSpec) -> Prepared:
     except ValueError as exc:
         raise SpecError(f"model/method: {exc}") from None
     method.grad_clip = spec.optimizer.grad_clip
+    method.total_steps = spec.steps
     model = method.wrap(model)
     optimizer = build_optimizer(model, spec.optimizer)
     probes = []
@@ -230,7 +231,7 @@ def _train(
 ) -> RunResult:
     spec, model = prep.spec, prep.model
     run_id, run_dir = spec.run_id, store.run_dir(spec.run_id)
-    at = eval_steps(spec.steps, spec.eval.every, spec.eval.log_points)
+    at = eval_steps(spec.steps, spec.eval.every, spec.eval.log_points) | prep.method.eval_points()
     streaks = [0] * len(spec.stop)
     start, wall0, resumed_from = 0, 0.0, None
     logs_sum: dict[str, float] = {}
@@ -241,6 +242,7 @@ def _train(
         prep.scheduler.load_state_dict(state["scheduler"])
         prep.sampler.load_state_dict(state["sampler"])
         torch.set_rng_state(state["rng"])
+        prep.method.load_state_dict(state.get("method", {}))
         start, wall0, streaks = state["step"], state["wall_s"], list(state["streaks"])
         logs_sum, n_logs = dict(state["logs_sum"]), state["n_logs"]
         resumed_from = start
@@ -281,7 +283,7 @@ def _train(
                     "model": model.state_dict(), "optimizer": prep.optimizer.state_dict(),
                     "scheduler": prep.scheduler.state_dict(), "sampler": prep.sampler.state_dict(),
                     "rng": torch.get_rng_state(), "step": step, "wall_s": wall, "streaks": streaks,
-                    "logs_sum": logs_sum, "n_logs": n_logs,
+                    "logs_sum": logs_sum, "n_logs": n_logs, "method": prep.method.state_dict(),
                 })  # fmt: skip
                 store.progress(run_id, step, wall)
             if step % 25 == 0:

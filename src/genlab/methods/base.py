@@ -25,6 +25,7 @@ class Method:
     """
 
     grad_clip: float | None = None
+    total_steps: int = 0  # set by the engine from ``spec.steps`` (a continual method's schedule)
 
     def __init__(self, params: Params, info: TaskInfo) -> None:
         self.params = params
@@ -47,6 +48,19 @@ class Method:
         self.clip(model)
         optimizer.step()
         return {"loss": loss.item(), **logs}
+
+    def eval_points(self) -> set[int]:
+        """Steps the engine must evaluate at besides its schedule (a continual method's
+        experience boundaries); default none."""
+        return set()
+
+    def state_dict(self) -> dict[str, Any]:
+        """What the method holds across steps (a replay buffer, EWC's anchors), checkpointed with
+        the run so that a resumed run continues it; tensors and plain values only."""
+        return {}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Restore ``state_dict``'s output (default: nothing to restore)."""
 
     def clip(self, model: nn.Module) -> None:
         """Clip the global gradient norm to ``grad_clip`` (no-op when unset)."""

@@ -1,0 +1,68 @@
+"""What the continual claims share: the ``cl-split-digits`` preset on a scenario, and the measures
+read from each run's accuracy matrix R (``genlab.analysis.continual``, Avalanche's definitions)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import Field
+
+from genlab.analysis.continual import accuracy_matrix, run_summary
+from genlab.claims.measures import Derived
+from genlab.registry import Params
+from genlab.spec import load_spec_file
+
+
+class ContinualConfig(Params):
+    """Scenario, single-model width, budget and seeds of a continual comparison."""
+
+    variant: Literal["split", "permuted", "rotated"] = "permuted"
+    scenario: Literal["class", "task"] = "task"
+    experiences: int = Field(5, ge=2)
+    max_angle: float = Field(90.0, ge=0, le=360)
+    shots: int | None = Field(None, ge=1)
+    width: int = Field(100, ge=1, description="hidden width of the single-model arms")
+    steps: int = Field(1500, ge=2, description="over the whole sequence")
+    lrs: list[float] = Field([1e-3, 3e-3], min_length=1, description="each arm at its best")
+    seeds: int = Field(5, ge=3)
+
+
+def continual_base(cfg: ContinualConfig) -> dict[str, Any]:
+    """The ``cl-split-digits`` preset on ``cfg``'s scenario, width and budget (the learning rate
+    is an axis: ``lr_axis``)."""
+    base = load_spec_file("cl-split-digits")
+    base["task"]["params"].update(variant=cfg.variant, scenario=cfg.scenario,
+                                  experiences=cfg.experiences, max_angle=cfg.max_angle,
+                                  shots=cfg.shots)  # fmt: skip
+    base["model"]["params"]["width"] = cfg.width
+    base["steps"] = cfg.steps
+    return base
+
+
+def _learned(m) -> float:
+    r, _ = accuracy_matrix(m)
+    return float(np.mean(np.diag(r))) if len(r) else float("nan")
+
+
+MEASURES = {
+    "avg_accuracy": Derived(lambda m: run_summary(m)["avg_accuracy"],
+                            "mean over experiences j of R[T-1, j] (Avalanche's stream accuracy)"),
+    "forgetting": Derived(lambda m: run_summary(m)["forgetting"],
+                          "mean over j < T-1 of R[j, j] - R[T-1, j] (Avalanche's forgetting)"),
+    "learned": Derived(_learned, "mean over j of R[j, j]: each experience just after learning it"),
+}  # fmt: skip
+
+
+def lr_axis(cfg: ContinualConfig) -> dict[str, dict[str, float]]:
+    """The learning-rate axis (label ``lr``)."""
+    return {"lr": {lr: {"optimizer.lr": lr} for lr in cfg.lrs}}
+
+
+def at_best_lr(table, measure: str = "avg_accuracy"):
+    """Per seed (rows) and method (columns): ``measure`` at the method's best learning rate, the
+    one with the highest mean over seeds (the same selection for every arm)."""
+    means = table.groupby(["method", "lr"])[measure].mean()
+    best = {m: means[m].idxmax() for m in table["method"].unique()}
+    rows = table[[best[m] == lr for m, lr in zip(table["method"], table["lr"], strict=True)]]
+    return rows.pivot_table(index="seed", columns="method", values=measure), best
