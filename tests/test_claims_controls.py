@@ -1,6 +1,8 @@
 """Every claim's controls, trained for real: a negative control (a configuration the paper's own
 logic says must not show the effect) must come out as expected — ``not reproduced`` — and a positive
-control ``reproduced``. Controls marked ``slow`` run with the slow tests (``make test-slow``)."""
+control ``reproduced``. Controls marked ``slow`` run with the slow tests (``make test-slow``); a
+control with an ``open`` problem (measured not to come out) is a strict expected failure, so that
+fixing it is noticed."""
 
 from __future__ import annotations
 
@@ -11,8 +13,12 @@ from genlab.claims.runner import run_claim
 
 CONTROLS = [
     pytest.param(
-        e.obj, name, id=f"{e.name}:{name}", marks=[pytest.mark.slow] if c.slow else []
-    )  # fmt: skip
+        e.obj,
+        name,
+        id=f"{e.name}:{name}",
+        marks=([pytest.mark.slow] if c.slow else [])
+        + ([pytest.mark.xfail(strict=True, reason=c.open)] if c.open else []),
+    )
     for e in CLAIMS.entries()
     for name, c in e.obj.controls.items()
 ]

@@ -73,6 +73,8 @@ def show_claim(
     for name, c in d.get("controls", {}).items():
         out.print(f"  [bold]control[/] {name} ({c['budget']}, expect {c['expect']}): "
                   f"{escape(str(c['overrides']))} \u2014 {escape(c['why'])}")  # fmt: skip
+        if "open" in c:
+            out.print(f"    [red]open[/]: does not come out as expected: {escape(c['open'])}")
     out.print(f"  budgets: {escape(str(d['budgets']))}")
 
 

@@ -81,7 +81,11 @@ class SoftmaxCollapse(Claim):
     controls = {
         "negative": Control({"operation": "random"}, "not reproduced", "a random table has no "
                             "rule: softmax still collapses, but neither StableMax nor perpGrad "
-                            "can generalize", slow=True),
+                            "can generalize", slow=True,
+                            open="inconclusive by the claim's own guard: on a rule-free table the "
+                            "weight-decay reference arm cannot generalize either (best test 0.055 "
+                            "< 0.9), so the table is below its critical size; a trained setting "
+                            "where the reference groks and the three parts fail is not known"),
     }  # fmt: skip
 
     def arms(self, cfg: SoftmaxCollapseConfig):
