@@ -25,7 +25,9 @@ class DelayedGeneralization(Claim):
         "99% test accuracy are >= 3x the steps to 99% train accuracy."
     )
     Config = GrokkingConfig
-    budgets = {"smoke": {"p": 31, "lr": 3e-3, "steps": 3000, "batch_size": None}, "full": {}}
+    # smoke: the grokking preset's recipe (leak-free 70% of p = 97, lr 2e-3), which groks in ~1,000
+    # steps; at p = 31 and half the table only 1/3 seeds grok within 3,000 steps (measured)
+    budgets = {"smoke": {"train_fraction": 0.7, "lr": 2e-3, "steps": 2000}, "full": {}}
     MIN_DELAY, LEVEL = 3.0, 0.99  # the abstract: generalizing "well past" fitting
     measures = {
         "t_train": FirstStep(TRAIN, "accuracy", LEVEL),
@@ -38,11 +40,12 @@ class DelayedGeneralization(Claim):
                           "refutation (no generalization), not arms that cannot be told apart")  # fmt: skip
     figure = Curves((TRAIN, TEST), hline=LEVEL)
     controls = {
-        "negative": Control({"train_fraction": 0.2, "weight_decay": 0.0, "steps": 300},
-                            "not reproduced", "Power et al.: at a small train fraction and no "
-                            "regularisation the model memorises the table and never generalizes"),
-        "positive": Control({}, "reproduced", "p = 31, full batch, lr 3e-3: groks in ~1,600 steps",
-                            slow=True),
+        "negative": Control({"p": 31, "lr": 3e-3, "batch_size": None, "train_fraction": 0.2,
+                             "weight_decay": 0.0, "steps": 300}, "not reproduced",
+                            "Power et al.: at a small train fraction and no regularisation the "
+                            "model memorises the table and never generalizes"),
+        "positive": Control({}, "reproduced", "the smoke budget: measured 3/3 seeds, median "
+                            "1,000 vs 181 steps, 140 s", slow=True),
     }  # fmt: skip
 
     def arms(self, cfg: GrokkingConfig):
