@@ -82,7 +82,7 @@ def make_graph_client_app(graph_json: str, local_steps: int = 10, lr: float = 0.
                 loss = loss + weight * nn.functional.cross_entropy(model(syn[0], eye), syn[1])
             loss.backward()
             opt.step()
-            total += float(loss)
+            total += loss.item()
         local = accuracy(model, g)
         metrics = {"train_loss": total / local_steps, "local_test": local["test"],
                    "local_unseen": local["unseen"], "num-examples": int(mask.sum())}  # fmt: skip

@@ -12,7 +12,8 @@ from genlab.probes.base import EvalContext, ProbeResult
 from genlab.registry import NoParams
 
 
-def _class_labels(ctx: EvalContext, probe: str) -> None:
+def require_class_labels(ctx: EvalContext, probe: str) -> None:
+    """Refuse a regression task (exit 2): the probe compares predicted and true classes."""
     if ctx.data.info.kind == "regression":
         raise SpecError(
             f"probe {probe!r} needs class labels, got a regression task; use threshold_accuracy"
@@ -22,7 +23,7 @@ def _class_labels(ctx: EvalContext, probe: str) -> None:
 @PROBES.register("accuracy")
 def accuracy(model: nn.Module, ctx: EvalContext, params: NoParams) -> ProbeResult:
     """Share of examples predicted right, per split (sequences: every scored position right)."""
-    _class_labels(ctx, "accuracy")
+    require_class_labels(ctx, "accuracy")
     out = {}
     for name, split in ctx.splits.items():
         out[(name, "accuracy")] = correct(ctx.logits(name), split.y).float().mean().item()
@@ -32,7 +33,7 @@ def accuracy(model: nn.Module, ctx: EvalContext, params: NoParams) -> ProbeResul
 @PROBES.register("loss")
 def loss(model: nn.Module, ctx: EvalContext, params: NoParams) -> ProbeResult:
     """Mean cross-entropy per split."""
-    _class_labels(ctx, "loss")
+    require_class_labels(ctx, "loss")
     return {
         (name, "loss"): cross_entropy(ctx.logits(name), split.y).item()
         for name, split in ctx.splits.items()

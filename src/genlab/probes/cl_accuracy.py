@@ -16,6 +16,7 @@ from torch import nn
 from genlab.losses import correct
 from genlab.probes import PROBES
 from genlab.probes.base import EVAL_CHUNK, EvalContext, ProbeResult
+from genlab.probes.basic import require_class_labels
 from genlab.registry import NoParams
 
 
@@ -33,6 +34,7 @@ def _task_logits(model: nn.Module, x: torch.Tensor, task: int) -> torch.Tensor:
 def cl_accuracy(model: nn.Module, ctx: EvalContext, params: NoParams) -> ProbeResult:
     """Share right per split; logits masked to the split's ``meta["classes"]`` when
     ``meta["mask"]`` is set (task-incremental), else as ``accuracy``."""
+    require_class_labels(ctx, "cl_accuracy")
     out = {}
     for name, split in ctx.splits.items():
         logits = ctx.logits(name)
