@@ -18,7 +18,8 @@ from __future__ import annotations
 import math
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import torch
@@ -194,19 +195,28 @@ def _run(spec: RunSpec, store: Store, progress: bool, on_eval: Callable[[int, Me
                 first = evaluate(prep, 0)
                 _check_stop_rules(spec, first)
             store.begin(run_id, spec.canonical_json())
-            try:
+            with recorded(store, run_id):
                 result = _train(prep, store, state, first if state is None else None, progress,
                                 on_eval, n_threads)  # fmt: skip
-            except KeyboardInterrupt:
-                _record_end(store, run_id, "interrupted")
-                raise
-            except Exception as exc:
-                step = _record_end(store, run_id, "failed", traceback.format_exc())
-                if isinstance(exc, GenlabError):
-                    raise
-                raise GenlabError(f"run {run_id} failed at step {step}: {exc!r}") from exc
     result.threads = n_threads
     return result
+
+
+@contextmanager
+def recorded(store: Store, run_id: str, unit: str = "step") -> Iterator[None]:
+    """Record how a started run ends early: ``interrupted`` on Ctrl-C, ``failed`` with its
+    traceback on an error, which is re-raised as a ``GenlabError`` naming the run and the last
+    ``unit`` (a step, or a federated round)."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        _record_end(store, run_id, "interrupted")
+        raise
+    except Exception as exc:
+        at = _record_end(store, run_id, "failed", traceback.format_exc())
+        if isinstance(exc, GenlabError):
+            raise
+        raise GenlabError(f"run {run_id} failed at {unit} {at}: {exc!r}") from exc
 
 
 def _record_end(store: Store, run_id: str, status: str, error: str | None = None) -> int:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import math
 import random
 import time
-import traceback
 from collections.abc import Callable
 
 from genlab.engine import checkpoint
@@ -29,10 +28,10 @@ from genlab.engine.train import (
     Prepared,
     RunResult,
     _finished,
-    _record_end,
     _rows,
     evaluate,
     prepare,
+    recorded,
 )  # fmt: skip
 from genlab.errors import GenlabError, SpecError
 from genlab.fed.flower import require_flwr
@@ -68,16 +67,8 @@ def run_federated(
             checkpoint.discard(path)
         state = checkpoint.load(path) if status and not restart else None
         store.begin(run_id, spec.canonical_json())
-        try:
+        with recorded(store, run_id, "round"):
             result = _rounds(prep, store, state, progress, on_eval)
-        except KeyboardInterrupt:
-            _record_end(store, run_id, "interrupted")
-            raise
-        except Exception as exc:
-            rnd = _record_end(store, run_id, "failed", traceback.format_exc())
-            if isinstance(exc, GenlabError):
-                raise
-            raise GenlabError(f"run {run_id} failed at round {rnd}: {exc!r}") from exc
     result.threads = n_threads
     return result
 

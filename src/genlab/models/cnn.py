@@ -56,7 +56,32 @@ def _norm(p: CNNParams, block: int, c: int) -> nn.Module:
     return nn.Identity()
 
 
-class CNN(nn.Module):
+class PooledBlocks(nn.Module):
+    """Convolutional ``blocks``, the mean over positions, then a linear ``classifier``: the
+    interface the feature-based methods and the layer probes read (shared by ``cnn`` and
+    ``mnist_cnn``)."""
+
+    blocks: nn.ModuleList
+    classifier: nn.Linear
+
+    def block_features(self, x: Tensor) -> list[Tensor]:
+        """The globally average-pooled output of every block, shallow to deep."""
+        out = []
+        for block in self.blocks:
+            x = block(x)
+            out.append(x.mean(dim=(2, 3)))
+        return out
+
+    def featurize(self, x: Tensor) -> Tensor:
+        for block in self.blocks:
+            x = block(x)
+        return x.mean(dim=(2, 3))
+
+    def forward(self, x: Tensor) -> Tensor:
+        return self.classifier(self.featurize(x))
+
+
+class CNN(PooledBlocks):
     """``[conv3x3 -> norm -> ReLU (-> maxpool)] * blocks -> global average pool -> linear``."""
 
     def __init__(self, p: CNNParams, info: TaskInfo) -> None:
@@ -75,22 +100,6 @@ class CNN(nn.Module):
         self.blocks = nn.ModuleList(blocks)
         self.n_features = c_in
         self.classifier = nn.Linear(c_in, info.n_outputs)
-
-    def block_features(self, x: Tensor) -> list[Tensor]:
-        """The globally average-pooled output of every block, shallow to deep."""
-        out = []
-        for block in self.blocks:
-            x = block(x)
-            out.append(x.mean(dim=(2, 3)))
-        return out
-
-    def featurize(self, x: Tensor) -> Tensor:
-        for block in self.blocks:
-            x = block(x)
-        return x.mean(dim=(2, 3))
-
-    def forward(self, x: Tensor) -> Tensor:
-        return self.classifier(self.featurize(x))
 
 
 @MODELS.register(

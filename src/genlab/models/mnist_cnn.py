@@ -12,10 +12,11 @@ the layer probes (Uselis & Oh, #103) apply.
 from __future__ import annotations
 
 from pydantic import Field, field_validator
-from torch import Tensor, nn
+from torch import nn
 
 from genlab.data import TaskInfo
 from genlab.models import MODELS
+from genlab.models.cnn import PooledBlocks
 from genlab.registry import Params
 
 
@@ -34,7 +35,7 @@ class MNISTCNNParams(Params):
         return v
 
 
-class MNISTCNN(nn.Module):
+class MNISTCNN(PooledBlocks):
     """``[conv3x3 -> ReLU -> GroupNorm(8)] x 4 (the 2nd with stride 2) -> mean -> linear``."""
 
     def __init__(self, p: MNISTCNNParams, info: TaskInfo) -> None:
@@ -51,22 +52,6 @@ class MNISTCNN(nn.Module):
         self.blocks = nn.ModuleList(blocks)
         self.n_features = c_in
         self.classifier = nn.Linear(c_in, info.n_outputs)
-
-    def block_features(self, x: Tensor) -> list[Tensor]:
-        """The globally average-pooled output of every block, shallow to deep."""
-        out = []
-        for block in self.blocks:
-            x = block(x)
-            out.append(x.mean(dim=(2, 3)))
-        return out
-
-    def featurize(self, x: Tensor) -> Tensor:
-        for block in self.blocks:
-            x = block(x)
-        return x.mean(dim=(2, 3))
-
-    def forward(self, x: Tensor) -> Tensor:
-        return self.classifier(self.featurize(x))
 
 
 @MODELS.register("mnist_cnn", MNISTCNNParams, family="domain-shift",
