@@ -100,6 +100,23 @@ def test_claims_list_and_papers_json():
     assert "grokking.delayed_generalization" in p55["claims"]
 
 
+def test_a_control_that_does_not_come_out_is_shown_as_open(monkeypatch):
+    from dataclasses import replace
+
+    from genlab.claims import CLAIMS
+
+    claim = CLAIMS.get("grokking.delayed_generalization").obj
+    measured = replace(claim.controls["negative"], open="measured: inconclusive (a test note)")
+    monkeypatch.setitem(claim.controls, "negative", measured)
+    (doc,) = [
+        c for c in json.loads(invoke("claims", "list", "--json").stdout) if c["id"] == claim.id
+    ]
+    assert doc["controls"]["negative"]["open"] == measured.open
+    assert "open" not in doc["controls"]["positive"]
+    shown = invoke("claims", "show", claim.id)
+    assert shown.exit_code == 0 and "inconclusive (a test note)" in " ".join(shown.stdout.split())
+
+
 def test_claims_run_with_the_pool_executor(tmp_path):
     store = str(tmp_path / "store")
     args = ["claims", "run", "grokking.linear", "--set", "d_ins=[100]", "--set", "seeds=2"]
