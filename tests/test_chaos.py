@@ -24,6 +24,7 @@ def test_killed_runs_resume_to_the_reference(tmp_path):
     assert (lost, dup, equal) == (0, 0, True) and n == len(runs) >= 1
 
 
+@pytest.mark.slow  # ~11 s on a quiet 2-core machine
 def test_disk_full_and_a_damaged_store_are_reported(tmp_path):
     tally = chaos.Tally()
     chaos.disk_full(tally, tmp_path, 8 * 1024)

@@ -10,6 +10,8 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "plugin"
 ENV = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "OMP_NUM_THREADS": "1"}
@@ -20,6 +22,7 @@ def genlab(*args: str) -> subprocess.CompletedProcess:
                           text=True, timeout=300)  # fmt: skip
 
 
+@pytest.mark.slow  # ~8 s on a quiet 2-core machine
 def test_plugin_example_sweep_reports_fishr_beside_erm_and_irm(tmp_path):
     sweep = tomllib.loads((EXAMPLE / "digits.toml").read_text())
     assert sweep["imports"] == ["./fishr.py"] and sweep["grid"]["method.name"] == [
@@ -49,6 +52,7 @@ def test_plugin_example_sweep_reports_fishr_beside_erm_and_irm(tmp_path):
                                               "--json").stdout)["spec"]  # fmt: skip
 
 
+@pytest.mark.slow  # ~7 s on a quiet 2-core machine
 def test_notebook_example_runs(tmp_path):
     out = subprocess.run([sys.executable, str(ROOT / "examples" / "notebook.py"),
                           str(tmp_path / "store")], env=ENV, capture_output=True, text=True,

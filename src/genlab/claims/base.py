@@ -68,7 +68,7 @@ class Control:
     """A trained configuration (config overrides on a budget) whose verdict is known in advance:
     a negative control follows the paper's own logic to a setting that must not show the effect;
     a positive control shows that ``reproduced`` is reachable. ``slow`` marks one that takes more
-    than about 20 s on 2 cores (its test then runs with the slow tests). ``open`` records what was
+    than about 5 s on a quiet 2-core machine (its test then runs with the slow tests). ``open`` records what was
     measured when a control did not come out as expected: an open problem of the claim, printed by
     ``claims show``, whose test is a strict expected failure until the control is fixed."""
 

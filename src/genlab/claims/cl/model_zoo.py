@@ -60,7 +60,7 @@ class ModelZoo(Claim):
         "positive": Control(
             {"past_tasks": 0}, "reproduced",
             "the zoo with each member isolated on its own permutation: competing tasks no longer "
-            "share a small model, the gain the paper's theory predicts"),
+            "share a small model, the gain the paper's theory predicts", slow=True),
     }  # fmt: skip
 
     def arms(self, cfg: ZooConfig):

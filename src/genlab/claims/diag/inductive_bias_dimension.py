@@ -78,8 +78,8 @@ class InductiveBiasDimension(Claim):
     figure = ArmBars("bits", by="dim")
     controls = {
         "negative": Control({"vary": "ambient"}, "not reproduced", "the ambient dimension grows "
-                            "at intrinsic dimension 4: the task is no harder to generalize on"),
-        "positive": Control({}, "reproduced", "the smoke budget"),
+                            "at intrinsic dimension 4: the task is no harder to generalize on", slow=True),
+        "positive": Control({}, "reproduced", "the smoke budget", slow=True),
     }  # fmt: skip
 
     def arms(self, cfg: InductiveBiasConfig):

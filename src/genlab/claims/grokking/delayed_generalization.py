@@ -43,7 +43,7 @@ class DelayedGeneralization(Claim):
         "negative": Control({"p": 31, "lr": 3e-3, "batch_size": None, "train_fraction": 0.2,
                              "weight_decay": 0.0, "steps": 300}, "not reproduced",
                             "Power et al.: at a small train fraction and no regularisation the "
-                            "model memorises the table and never generalizes"),
+                            "model memorises the table and never generalizes", slow=True),
         "positive": Control({}, "reproduced", "the smoke budget: measured 3/3 seeds, median "
                             "1,000 vs 181 steps, 140 s", slow=True),
     }  # fmt: skip

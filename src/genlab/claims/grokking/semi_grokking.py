@@ -71,7 +71,7 @@ class SemiGrokking(Claim):
     figure = Curves((TRAIN, TEST), by="fraction")
     controls = {
         "negative": Control({"fractions": [0.2, 0.8]}, "not reproduced", "fractions far below "
-                            "and far above the critical size: all or nothing, no partial level"),
+                            "and far above the critical size: all or nothing, no partial level", slow=True),
     }  # fmt: skip
 
     def arms(self, cfg: SemiConfig):

@@ -69,7 +69,7 @@ class AdditionFormat(LengthClaim):
             {"method": "reversed", "baseline": "plain", "train_length": 1, "test_max": 3,
              "steps": 600},
             "not reproduced", "Zhou et al.: without index hints reversed digits do not "
-            "extrapolate (here from one digit, which both formats fit, to two and three)"),
+            "extrapolate (here from one digit, which both formats fit, to two and three)", slow=True),
     }  # fmt: skip
 
     def arms(self, cfg: AdditionConfig):

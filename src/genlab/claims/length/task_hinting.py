@@ -59,7 +59,7 @@ class TaskHinting(LengthClaim):
     controls = {
         "negative": Control({"hint_task": "count_smaller", "seeds": 4}, "not reproduced", "Awasthi & Gupta: "
                             "hints differ sharply in value; counting the smaller elements does "
-                            "not give the successor structure sorting extrapolates with"),
+                            "not give the successor structure sorting extrapolates with", slow=True),
     }  # fmt: skip
 
     def arms(self, cfg: HintConfig):
