@@ -28,7 +28,9 @@ def build_claims_report(store: Store, claims: Sequence[Entry], family: str | Non
     rows = []
     for e in entries:
         claim = e.obj
-        cites = "; ".join(f"#{n} {papers[n].name}" if n in papers else f"#{n}" for n in e.papers)
+        refs = getattr(claim, "papers", ())  # full references; catalogue names otherwise
+        cites = "; ".join(r.text() for r in refs) if refs else "; ".join(
+            f"#{n} {papers[n].name}" if n in papers else f"#{n}" for n in e.papers)  # fmt: skip
         if claim.id in latest.index:
             v = latest.loc[claim.id]
             verdict, budget, evidence, figure = (
