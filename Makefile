@@ -19,18 +19,18 @@ run: $(STAMP)  ## set up on first use, then reproduce grokking
 	$(BIN)/genlab run grokking
 
 test: $(STAMP)  ## set up on first use, then lint and run the test suite (without the slow tests)
-	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks tools
 	$(BIN)/python -m pytest -q -n 2 -m "not slow"
 
 test-slow: $(STAMP)  ## the slow tests alone (a real local Ray, kill-and-resume, compatibility matrices)
 	$(BIN)/python -m pytest -q -n 2 -m slow
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks tools
+	$(BIN)/ruff format --check src tests benchmarks tools
 
 format: $(STAMP)
-	$(BIN)/ruff format src tests benchmarks
+	$(BIN)/ruff format src tests benchmarks tools
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/grokking.py
