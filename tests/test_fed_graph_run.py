@@ -60,7 +60,9 @@ def test_graph_spec_fills_defaults_and_hashes_stably() -> None:
     ],
 )
 def test_bad_graph_specs_are_spec_errors_naming_the_field(key, value, field) -> None:
-    data = {k: v for k, v in TINY.items() if k != "fed"} if key == "fed" else set_path(TINY, key, value)
+    data = set_path(TINY, key, value)
+    if value is None:
+        data.pop(key)
     with pytest.raises(SpecError, match=field.replace(".", r"\.")):
         parse_spec(data)
 
@@ -80,17 +82,21 @@ def test_tiny_graph_run_goes_through_the_store_and_resumes(tmp_path) -> None:
     from genlab.engine import run_spec
 
     spec = parse_spec(TINY)
+    f = tmp_path / "graph.json"
+    f.write_text(json.dumps(TINY))
+    out = CliRunner().invoke(app, ["run", str(f), "--store", str(tmp_path / "whole"), "-q"])
+    assert out.exit_code == 0, out.output  # trained, stored and plotted (accuracy curves)
     whole = Store(tmp_path / "whole")
     res = run_spec(spec, whole, progress=False)
-    assert res.status == "done" and res.step == 3
+    assert res.skipped and res.status == "done" and res.step == 3  # the same spec: a no-op
+    assert (whole.run_dir(spec.run_id) / "curves.png").exists()
     m = whole.metrics(spec.run_id)
-    fed = m[m["split"] == "fed"]
-    assert set(fed[fed["step"] == 0]["metric"]) == {"global_test", "global_unseen"}
-    last = dict(zip(fed[fed["step"] == 3]["metric"], fed[fed["step"] == 3]["value"], strict=True))
-    for k in ("local_test", "local_unseen", "local_unseen_worst", "global_unseen"):
+    assert set(m[m["step"] == 0]["split"]) == {"global/own", "global/unseen"}
+    last = m[m["step"] == 3]
+    last = dict(zip(last["split"] + ":" + last["metric"], last["value"], strict=True))
+    for k in ("local/unseen:accuracy", "local/own:accuracy", "global/unseen:accuracy",
+              "global/own:accuracy", "fed:local_unseen_worst", "client/1:local_unseen"):  # fmt: skip
         assert 0 <= last[k] <= 1, k
-    assert {"client/0", "client/1"} <= set(m["split"])
-    assert run_spec(spec, whole, progress=False).skipped  # the same spec again is a no-op
 
     def kill(rnd: int, _metrics: object) -> None:
         if rnd == 2:

@@ -5,10 +5,11 @@ Each round (one ``step``): the strategy sends the global GCN (and FedLoG's synth
 clients, each trains ``fed.local_steps`` full-batch steps on its graph and reports its *local*
 model's accuracy on its own held-out nodes and on the nodes that arrive with an unseen label
 distribution; the strategy averages the models; every client then evaluates the global model.
-Metrics per round (node-weighted means over clients): ``fed:local_test``, ``fed:local_unseen``
-(FedLoG's metric), ``fed:local_unseen_worst``, ``client/i:local_unseen``, ``fed:global_test``,
-``fed:global_unseen``, ``fed:train_loss`` and ``fed:update_dissimilarity``; round 0 is the
-initial global model. The global model and the synthetic nodes are checkpointed after every
+Metrics per round (node-weighted means over clients): ``local/unseen:accuracy`` (FedLoG's
+metric: the local models on the new nodes), ``local/own:accuracy`` (on their own held-out nodes),
+``global/unseen:accuracy``, ``global/own:accuracy`` (the averaged model), per client
+``client/i:local_unseen`` and their worst ``fed:local_unseen_worst``, ``fed:train_loss`` and
+``fed:update_dissimilarity``; round 0 is the initial global model. The global model and the synthetic nodes are checkpointed after every
 round: client training is deterministic, so a killed run resumes with the same numbers.
 """
 
@@ -93,8 +94,8 @@ def _rounds(spec: RunSpec, model: Any, store: Store, state: dict | None, progres
         msgs = strategy.configure_evaluate(rnd, ArrayRecord(model.state_dict()), ConfigRecord(),
                                            grid)  # fmt: skip
         got = strategy.aggregate_evaluate(rnd, grid.send_and_receive(msgs)) or {}
-        return {("fed", "global_test"): float(got["global_test"]),
-                ("fed", "global_unseen"): float(got["global_unseen"])}  # fmt: skip
+        return {("global/own", "accuracy"): float(got["global_test"]),
+                ("global/unseen", "accuracy"): float(got["global_unseen"])}  # fmt: skip
 
     start, wall0, resumed_from = 0, 0.0, None
     if state is not None:
@@ -126,7 +127,8 @@ def _rounds(spec: RunSpec, model: Any, store: Store, state: dict | None, progres
                 break
             model.load_state_dict(arrays.to_torch_state_dict())
             last = _client_metrics(replies, grid.nodes)
-            last.update({("fed", k): float(agg[k]) for k in ("local_test", "local_unseen")})
+            last[("local/own", "accuracy")] = float(agg["local_test"])
+            last[("local/unseen", "accuracy")] = float(agg["local_unseen"])
             last.update(evaluate(rnd))
             last[("fed", "train_loss")] = loss
             last[("fed", "update_dissimilarity")] = update_dissimilarity(

@@ -75,9 +75,9 @@ class FedLoGUnseenLabels(Claim):
     budgets = {"smoke": {"rounds": 5, "seeds": 3}, "full": {}}
     GAIN = 0.05
     measures = {
-        "unseen": Final("fed", "local_unseen"),
-        "own": Final("fed", "local_test"),
-        "global_unseen": Final("fed", "global_unseen"),
+        "unseen": Final("local/unseen"),
+        "own": Final("local/own"),
+        "global_unseen": Final("global/unseen"),
     }
     fit = Fit("own", 0.9)  # the local models fit their own label distribution (held-out nodes)
     floor = Floor("unseen", 0.3)  # chance is 0.2
