@@ -85,9 +85,10 @@ class FedLoGUnseenLabels(Claim):
     controls = {
         "negative": Control({"alpha": 1000.0}, "not reproduced", "IID clients (alpha 1000): "
                             "every client holds every class, so the synthetic nodes have "
-                            "nothing to fill in", "full", slow=True),
-        "positive": Control({}, "reproduced", "the claim's own design at alpha 0.1", "full",
+                            "nothing to fill in (measured: gain -0.000 [-0.004, 0.004])", "full",
                             slow=True),
+        "positive": Control({}, "reproduced", "the claim's own design at alpha 0.1 (measured: "
+                            "gain 0.166 [0.079, 0.254])", "full", slow=True),
     }  # fmt: skip
 
     def arms(self, cfg: FedLoGConfig):
