@@ -53,6 +53,7 @@ def test_graph_spec_fills_defaults_and_hashes_stably() -> None:
         ("eval.probes", [{"name": "accuracy"}], "eval.probes"),
         ("fed.skew", "iid", "fed.skew"),
         ("batch_size", 16, "batch_size"),
+        ("stop", [{"split": "fed", "threshold": 0.9}], "stop"),
         ("model.name", "mlp", "mlp"),
         ("method.name", "fedprox", "fedprox"),
         ("task.nodes", 1, "task.params.nodes"),

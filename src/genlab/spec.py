@@ -166,6 +166,7 @@ class RunSpec(_Strict):
             from genlab.fed.graph_spec import resolve as resolve_graph
 
             resolve_graph(self)
+            self._record_plugins()
             return self
         from genlab.methods import METHODS
         from genlab.models import MODELS

@@ -95,6 +95,7 @@ def resolve(spec: RunSpec) -> None:
         "fed.held_out": (fed.held_out != 0, "0"),
         "batch_size": (spec.batch_size is not None, "null (full batch)"),
         "eval.probes": (bool(spec.eval.probes), "[] (graph runs measure their own metrics)"),
+        "stop": (bool(spec.stop), "[] (every round runs)"),
         "optimizer.warmup_steps": (opt.warmup_steps != 0, "0"),
         "optimizer.grad_clip": (opt.grad_clip is not None, "null"),
         "dtype": (spec.dtype != "float32", "float32"),
