@@ -1,5 +1,5 @@
-"""fed.fedimpro's judge on hand-built tables, one per verdict. Its negative control (IID clients,
-trained for real) runs in ``test_claims_controls.py``."""
+"""The federated claims' judges on hand-built tables, one per verdict: fed.fedimpro, then
+fed.fedlog. Their controls (trained for real) run in ``test_claims_controls.py``."""
 
 from __future__ import annotations
 
@@ -66,3 +66,46 @@ def test_inconclusive_when_the_gain_is_noise_or_an_arm_did_not_fit():
                    client_acc=0.5)  # fmt: skip
     r = CLAIM.evaluate(cfg, t)
     assert r.verdict == "inconclusive" and "did not fit" in r.evidence
+
+
+# ---- fed.fedlog (#78): its judge on hand-built tables; its controls (trained) run in
+# test_claims_controls.py, the graph runs themselves in test_fed_graph_run.py ------------------
+
+FEDLOG = CLAIMS.get("fed.fedlog").obj
+
+
+def fedlog_table(unseen: dict[tuple[float, str], list[float]], own: float = 0.99):
+    """A per-run table of fed.fedlog's full-budget arms: ``unseen[(alpha, method)]`` per seed."""
+    cfg = FEDLOG.config("full")
+    rows = []
+    for arm in FEDLOG.arms(cfg):
+        lab = arm.labels
+        u = unseen[(lab["alpha"], lab["method"])][lab["seed"]]
+        rows.append({**lab, "run_id": arm.spec.run_id, "status": "done", "unseen": u,
+                     "own": own, "global_unseen": u})  # fmt: skip
+    return cfg, pd.DataFrame(rows)
+
+
+def test_fedlog_reproduced_when_its_local_models_gain_on_unseen_labels_under_skew_only():
+    cfg, t = fedlog_table({(0.1, "fedavg"): accs(0.60), (0.1, "fedlog"): accs(0.76, 0.01),
+                           (100.0, "fedavg"): accs(0.94), (100.0, "fedlog"): accs(0.945)})  # fmt: skip
+    r = FEDLOG.evaluate(cfg, t)
+    assert r.verdict == "reproduced", r.evidence
+    assert r.statistic["gain"] == pytest.approx(0.16)
+    assert r.statistic["shrinkage"] == pytest.approx(0.155)
+
+
+def test_fedlog_not_reproduced_when_the_gain_is_below_the_stated_size():
+    cfg, t = fedlog_table({(0.1, "fedavg"): accs(0.60), (0.1, "fedlog"): accs(0.61),
+                           (100.0, "fedavg"): accs(0.94), (100.0, "fedlog"): accs(0.94)})  # fmt: skip
+    assert FEDLOG.evaluate(cfg, t).verdict == "not reproduced"
+
+
+def test_fedlog_inconclusive_when_an_arm_did_not_fit_or_the_gain_is_noise():
+    gains = {(0.1, "fedavg"): accs(0.60), (0.1, "fedlog"): accs(0.76, 0.01),
+             (100.0, "fedavg"): accs(0.94), (100.0, "fedlog"): accs(0.945)}  # fmt: skip
+    cfg, t = fedlog_table(gains, own=0.7)  # the local models do not fit their own nodes
+    r = FEDLOG.evaluate(cfg, t)
+    assert r.verdict == "inconclusive" and "did not fit" in r.evidence
+    noisy = {**gains, (0.1, "fedlog"): [0.45, 0.95, 0.50, 0.90, 0.55]}  # CI straddles 0
+    assert FEDLOG.evaluate(*fedlog_table(noisy)).verdict == "inconclusive"

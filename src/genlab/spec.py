@@ -160,6 +160,14 @@ class RunSpec(_Strict):
 
     @model_validator(mode="after")
     def _resolve_components(self) -> RunSpec:
+        from genlab.fed.graph_spec import is_graph
+
+        if is_graph(self.task.name):  # a federated graph run: components of its own kind
+            from genlab.fed.graph_spec import resolve as resolve_graph
+
+            resolve_graph(self)
+            self._record_plugins()
+            return self
         from genlab.methods import METHODS
         from genlab.models import MODELS
         from genlab.probes import PROBES

@@ -1,6 +1,6 @@
 """Graph federated learning on Flower: FedAvg and a simplified FedLoG (Kim et al. 2024, #78) over
-the SBM clients of ``genlab.fed.graphs`` (a start on ``fed.fedlog``; not yet a RunSpec, so not
-in the store nor a claim: see ``docs/federated.md``).
+the SBM clients of ``genlab.fed.graphs``; ``genlab.fed.graph_runner`` runs them from a RunSpec into
+the store, which is what the ``fed.fedlog`` claim reads.
 
 FedLoG's idea, simplified as the catalogue's CPU design allows ("global synthetic nodes from class
 prototypes"): each client reports, per class, the count, sum and sum of squares of its training
@@ -16,6 +16,7 @@ label distribution; the global model's is reported too.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -50,15 +51,20 @@ def _stats(g: ClientGraph, classes: int, min_nodes: int) -> ConfigRecord:
 
 
 def make_graph_client_app(graph_json: str, local_steps: int = 10, lr: float = 0.01,
-                          weight: float = 1.0, min_nodes: int = 5) -> ClientApp:  # fmt: skip
-    """A ``ClientApp`` whose partition ``i`` is SBM client ``i`` of ``sbm_clients(**graph)``."""
+                          weight: float = 1.0, min_nodes: int = 5, hidden: int = 32,
+                          optimizer: Callable[[GCN], torch.optim.Optimizer] | None = None,
+                          ) -> ClientApp:  # fmt: skip
+    """A ``ClientApp`` whose partition ``i`` is SBM client ``i`` of ``sbm_clients(**graph)``.
+    ``optimizer`` builds each round's local optimiser (default: Adam, ``lr``, weight decay
+    5e-4)."""
     app = ClientApp()
     graph = json.loads(graph_json)
     dim, classes = graph.get("dim", 16), graph.get("classes", 5)
+    make_opt = optimizer or (lambda m: torch.optim.Adam(m.parameters(), lr=lr, weight_decay=5e-4))
 
     def _setup(msg: Message, context: Context) -> tuple[ClientGraph, GCN]:
         g = _graphs(graph_json)[int(context.node_config["partition-id"])]
-        model = GCN(dim, classes)
+        model = GCN(dim, classes, hidden)
         model.load_state_dict(msg.content["arrays"].to_torch_state_dict())
         return g, model
 
@@ -70,7 +76,7 @@ def make_graph_client_app(graph_json: str, local_steps: int = 10, lr: float = 0.
         if "syn-y" in cfg:
             sy = torch.tensor(cfg["syn-y"], dtype=torch.long)
             syn = torch.tensor(cfg["syn-x"], dtype=torch.float32).view(len(sy), -1), sy
-        opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=5e-4)
+        opt = make_opt(model)
         k = g.n_seen
         x, y, mask = g.x[:k], g.y[:k], g.train[:k]
         total = 0.0
@@ -147,8 +153,10 @@ def synthetic_nodes(stats: list[ConfigRecord], per_class: int, seed: int):  # no
     return torch.cat(xs).float().flatten().tolist(), ys
 
 
-def make_graph_strategy(method: str, seed: int = 0, per_class: int = 20) -> Strategy:
-    common = {"fraction_train": 1.0, "fraction_evaluate": 1.0, "min_train_nodes": 1,
+def make_graph_strategy(method: str, seed: int = 0, per_class: int = 20,
+                        fraction_train: float = 1.0) -> Strategy:  # fmt: skip
+    """Flower's ``FedAvg`` or ``FedLoGStrategy``; every client evaluates every round."""
+    common = {"fraction_train": fraction_train, "fraction_evaluate": 1.0, "min_train_nodes": 1,
               "min_evaluate_nodes": 1, "min_available_nodes": 1}  # fmt: skip
     if method == "fedlog":
         return FedLoGStrategy(per_class=per_class, seed=seed, **common)

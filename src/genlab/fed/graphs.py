@@ -9,8 +9,8 @@ training, ``new_nodes`` nodes with uniformly drawn labels join each client's gra
 the accuracy of the client's model on them is the "unseen label distribution" metric of FedLoG.
 Training sees the graph of the seen nodes only; evaluation runs on the grown graph.
 
-Not yet built (see ``docs/federated.md``): FedLoG's global synthetic nodes, its Flower strategy and
-the claim. No Flower here: this module needs torch only.
+FedLoG's synthetic nodes and the Flower apps are in ``graph_apps``, the RunSpec kind in
+``graph_spec``, the rounds into the store in ``graph_runner``. No Flower here: torch only.
 """
 
 from __future__ import annotations

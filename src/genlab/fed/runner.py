@@ -8,7 +8,8 @@ to the store: the probes', ``client/i:accuracy``, ``fed:client_acc_mean``/``_wor
 ``fed:heldout_clients_acc``, ``fed:update_dissimilarity`` and ``fed:train_loss``. After every
 round the global model and the strategy's state are checkpointed, so a killed run resumes at its
 last finished round with the same numbers (client sampling and local batches are seeded by
-round). The run's lease, status and checkpoints are the engine's.
+round). The run's lease, status and checkpoints are the engine's. A spec whose task is a graph
+task (``genlab.fed.graph_spec``) goes to ``genlab.fed.graph_runner`` instead.
 """
 
 from __future__ import annotations
@@ -51,6 +52,12 @@ def run_federated(
     """Train the federated ``spec`` into ``store``; see the module docstring."""
     require_flwr()
     from genlab.fed.data import fed_data
+    from genlab.fed.graph_spec import is_graph
+
+    if is_graph(spec.task.name):  # per-client graphs: a run kind of its own (fed.fedlog, #78)
+        from genlab.fed.graph_runner import run_graph_federated
+
+        return run_graph_federated(spec, store, progress, on_eval, wait, restart, threads)
 
     if spec.stop:
         raise SpecError("stop: stop rules are not supported in federated runs (fed)")
