@@ -111,3 +111,19 @@ def test_upsampling_at_the_ceiling_is_inconclusive():
     t.loc[t["data"] == "early", "test"] = 0.996
     r = UPSAMPLING.evaluate(UPSAMPLING.config("smoke"), t)
     assert r.verdict == "inconclusive" and "ceiling" in r.evidence
+
+
+def test_an_arm_equal_to_another_keeps_its_measures():
+    """The negative control of #9 makes the 'large' arm the same spec as 'large_updates': the run
+    table maps measures by run id, so both arms get them (not NaN, not shifted)."""
+    cfg = UPDATES.config("smoke", control="negative")
+    arms = UPDATES.arms(cfg)
+    ids = [a.spec.run_id for a in arms]
+    assert len(set(ids)) < len(ids)
+    metrics = pd.DataFrame([{"run_id": r, "step": 10, "split": "test/heldout",
+                             "metric": "accuracy", "value": i / 100}
+                            for i, r in enumerate(dict.fromkeys(ids))])  # fmt: skip
+    runs = pd.DataFrame({"run_id": list(dict.fromkeys(ids)), "status": "done"})
+    table = UPDATES.run_table(arms, runs, metrics)
+    value = dict(zip(metrics["run_id"], metrics["value"], strict=True))
+    assert table["test"].tolist() == [value[r] for r in ids]
