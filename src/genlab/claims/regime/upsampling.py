@@ -17,6 +17,10 @@ two-layer CNN with patches; full-batch GD with a constant learning rate, no mome
 decay; ``early_steps`` chosen as a short share of training (not tuned per dataset as the paper's
 "separating epoch"); the early run of each optimiser clusters for that optimiser's arms; no data
 augmentation; no CIFAR-scale image benchmarks (the paper's main results); final test accuracy.
+SAM's radius is its usual default (0.05, Foret et al.), untuned: here it barely changes GD's
+solution (their test accuracies agree to 0.001), so the SAM half of the predicate adds little.
+At the paper's p_fast = 0.9 only 10% of the test examples depend on the slow feature, which caps
+the gain; the positive control (p_fast = 0.7, 6 seeds) shows that ``reproduced`` is reachable.
 """
 
 from __future__ import annotations
@@ -48,8 +52,11 @@ class UpsamplingConfig(Params):
     early_steps: int = Field(20, ge=1)
     steps: int = Field(500, ge=1)
     rho: float = Field(0.05, gt=0)
-    mode: str = Field("useful", pattern="^(useful|random)$",
-                      description="how the 'useful' arm upsamples (negative control: random)")
+    mode: str = Field(
+        "useful",
+        pattern="^(useful|random)$",
+        description="how the 'useful' arm upsamples (negative control: random)",
+    )
     seeds: int = Field(10, ge=3)
 
 
@@ -78,7 +85,11 @@ class Upsampling(Claim):
         "negative": Control({"mode": "random"}, "not reproduced", "the upsampled examples are "
                             "drawn at random per class (the paper's own control): the data keeps "
                             "its mix of fast and slow examples, so simplicity bias is untouched "
-                            "and the gain vanishes"),
+                            "and the gain vanishes", slow=True),
+        "positive": Control({"p_fast": 0.7, "seeds": 6}, "reproduced", "30% of the examples "
+                            "carry only the slow feature (10% by default): by the paper's account "
+                            "USEFUL helps through those examples, so the gain has three times the "
+                            "room", slow=True),
     }  # fmt: skip
     MIN_GAIN = 0.005  # fixed before running
 
@@ -119,7 +130,10 @@ class Upsampling(Claim):
         ivs, stats = [], {}
         for opt in OPTIMISERS:
             rows = trained[trained["optimiser"] == opt]
-            orig, up = by_seed(rows, "orig", "test", "data"), by_seed(rows, "useful", "test", "data")
+            orig, up = (
+                by_seed(rows, "orig", "test", "data"),
+                by_seed(rows, "useful", "test", "data"),
+            )
             rand = by_seed(rows, "random", "test", "data")
             gain = (up - orig).dropna()
             ivs.append(Interval.of(f"{cfg.mode} - orig ({opt})", gain.tolist(), null=0,
@@ -132,8 +146,7 @@ class Upsampling(Claim):
             f"SAM {stats['test_sam_orig']:.3f} -> {stats['test_sam_useful']:.3f} with the "
             f"{cfg.mode} upsampled data (random upsampling: GD {stats['test_gd_random']:.3f}, "
             f"SAM {stats['test_sam_random']:.3f}; early run {cfg.early_steps} of {cfg.steps} "
-            "steps): "
-            + "; ".join(iv.text() for iv in ivs) + "."
+            "steps): " + "; ".join(iv.text() for iv in ivs) + "."
         )
         return Decision(combine([iv.verdict() for iv in ivs]), stats, sentence, ivs)
 
