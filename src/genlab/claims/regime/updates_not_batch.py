@@ -66,7 +66,7 @@ class UpdatesConfig(Params):
 
     small_batch: int = Field(32, ge=2)
     large_batch: int = Field(512, ge=2)
-    large_updates: str = Field("equal_epochs", pattern="^(equal_epochs|equal_updates)$",
+    large_arm_updates: str = Field("equal_epochs", pattern="^(equal_epochs|equal_updates)$",
                                description="updates of the 'large' arm (negative control: "
                                "equal_updates)")  # fmt: skip
     ghost_batch: int = Field(32, ge=2)
@@ -110,7 +110,7 @@ class UpdatesNotBatch(Claim):
     floor = Floor("test", 0.2)  # 10 classes: chance 0.1
     figure = ArmBars("test", by="arm")
     controls = {
-        "negative": Control({"large_updates": "equal_updates"}, "not reproduced", "the 'large' "
+        "negative": Control({"large_arm_updates": "equal_updates"}, "not reproduced", "the 'large' "
                             "arm gets as many updates as the small batch: by the paper's own "
                             "account the gap comes from too few updates, so there is none (gap "
                             "CI below 0.01)", budget="full", slow=True),
@@ -135,7 +135,7 @@ class UpdatesNotBatch(Claim):
 
         gbn = {"name": "ghost_bn", "params": {"model": cnn, "ghost_batch": cfg.ghost_batch}}
         plan = {"small": (cfg.small_batch, "equal_epochs", cnn),
-                "large": (cfg.large_batch, cfg.large_updates, cnn),
+                "large": (cfg.large_batch, cfg.large_arm_updates, cnn),
                 "large_gbn": (cfg.large_batch, "equal_epochs", gbn),
                 "large_updates": (cfg.large_batch, "equal_updates", cnn)}  # fmt: skip
         return arms([({"arm": a}, spec(*plan[a], s)) for a in ARMS for s in range(cfg.seeds)])
