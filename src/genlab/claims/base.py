@@ -233,7 +233,9 @@ class Claim:
         status = dict(zip(runs["run_id"], runs["status"], strict=True)) if len(runs) else {}
         labels = pd.DataFrame([a.labels for a in arms])
         labels["run_id"], labels["status"] = ids, [status.get(r, "missing") for r in ids]
-        values = measure_table(self.measures, metrics, ids)
+        # by run id, not by position: two arms may be the same spec (e.g. a control that makes
+        # one arm equal another), and measure_table has one row per distinct id
+        values = measure_table(self.measures, metrics, ids).loc[ids]
         return pd.concat([labels, values.reset_index(drop=True)], axis=1)
 
     def judge(self, cfg: Params, runs: pd.DataFrame, metrics: pd.DataFrame) -> ClaimResult:
