@@ -147,3 +147,25 @@ def test_inductive_bias(bits, share, expect):
 
     r = verdict("inductive_bias_dimension", fill, {"seeds": 10})
     assert r.verdict == expect, r.evidence
+
+
+# ---- EK-FAC influence ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("rho", "train", "estimator", "expect"),
+    [((0.85, 0.9, 0.88), 0.98, "ekfac", "reproduced"),
+     ((0.3, 0.35, 0.28), 0.98, "ekfac", "not reproduced"),
+     ((0.85, 0.9, 0.88), 0.98, "dot", "not reproduced"),  # the dot product is judged instead
+     ((0.9, 0.2, 0.95), 0.98, "ekfac", "inconclusive"),  # the CI straddles 0.5 and 0.7
+     ((0.85, 0.9, 0.88), 0.60, "ekfac", "inconclusive")],  # the models did not fit
+)  # fmt: skip
+def test_ekfac_influence(rho, train, estimator, expect):
+    def fill(lab, i):
+        return {"ekfac": rho[lab["seed"]], "dot": 0.05, "ekfac_pearson": 0.7,
+                "dot_pearson": 0.3, "train": train}  # fmt: skip
+
+    r = verdict("ekfac_influence", fill, {"estimator": estimator})
+    assert r.verdict == expect, r.evidence
+    if train < 0.95:
+        assert "fit" in r.evidence
