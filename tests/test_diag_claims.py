@@ -169,3 +169,37 @@ def test_ekfac_influence(rho, train, estimator, expect):
     assert r.verdict == expect, r.evidence
     if train < 0.95:
         assert "fit" in r.evidence
+
+
+# ---- feature diversity --------------------------------------------------------------------------
+
+
+def _diversity_fill(last_gap, trend, width_slope, probe):
+    def fill(lab, i):
+        s, w = lab["seed"], lab["width"]
+        slope = width_slope[s] if isinstance(width_slope, tuple) else width_slope
+        last = 0.2 + slope * np.log2(w) + 0.003 * ((s * 7 + w) % 5)
+        return {
+            "div0": 0.02 + 0.001 * np.log2(w),
+            "div1": 0.05,
+            "div2": 0.05 + last_gap + (last - 0.2),
+            "trend0": 0.1,
+            "trend2": trend + 0.05 * (s % 3 - 1),
+            "probe": probe,
+        }
+
+    return fill
+
+
+@pytest.mark.parametrize(
+    ("args", "layer", "expect"),
+    [((0.2, -0.7, 0.01, 0.9), "last", "reproduced"),
+     ((0.2, -0.7, -0.01, 0.9), "last", "not reproduced"),  # diversity falls with width
+     ((0.2, 0.6, 0.01, 0.9), "last", "not reproduced"),  # diversity rises over training
+     ((0.2, -0.7, 0.01, 0.9), "first", "not reproduced"),  # the first layer is the least diverse
+     ((0.2, -0.7, (0.01, -0.01, 0.01), 0.9), "last", "inconclusive"),  # width: seeds disagree
+     ((0.2, -0.7, 0.01, 0.5), "last", "inconclusive")],  # SSL features carry no classes
+)  # fmt: skip
+def test_feature_diversity(args, layer, expect):
+    r = verdict("feature_diversity", _diversity_fill(*args), {"layer": layer})
+    assert r.verdict == expect, r.evidence
