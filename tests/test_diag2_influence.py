@@ -232,3 +232,32 @@ def test_influence_estimators_probe_and_bad_input():
     assert huge[("train/main", "dot_pearson")] > 0.99
     with pytest.raises(SpecError, match="max_params"):
         p.obj(model, EvalContext(model, data, 5), p.params(max_params=10))
+
+
+def test_ekfac_is_exact_for_one_sample_per_layer_block():
+    """With one sample the GGN's block of a linear layer is exactly ``(J_lᵀ H J_l) ⊗ a aᵀ``
+    (``H = diag p - p pᵀ``): K-FAC's factors are that Kronecker product and the corrected
+    eigenvalues its eigenvalues, so EK-FAC equals the exact damped inverse of the block-diagonal
+    GGN (cross-layer blocks dropped); with one layer, the exact damped GGN inverse itself."""
+    from genlab.probes.ekfac import ekfac_influence
+    from genlab.probes.influence import grads_and_ggn, param_names
+
+    x, y = data(1)
+    xq, yq = data(5, seed=7)
+    lam = 0.03
+    one = nn.Sequential(nn.Linear(3, 4)).double()
+    torch.testing.assert_close(ekfac_influence(one, x, x, y, xq, yq, lam),
+                               ggn_influence(one, x, y, xq, yq, damping=lam))  # fmt: skip
+    model = tiny()
+    names = param_names(model, "all")
+    g_tr, ggn = grads_and_ggn(model, x, y, names)
+    g_q, _ = grads_and_ggn(model, xq, yq, names)
+    sizes = [p.numel() for p in model.parameters()]  # weight, bias per layer, in order
+    edges = torch.tensor([0, sizes[0] + sizes[1], sum(sizes)])
+    layer = torch.bucketize(torch.arange(sum(sizes)), edges[1:], right=True)
+    block = ggn * (layer[:, None] == layer[None, :])
+    eye = torch.eye(len(ggn), dtype=torch.float64)
+    want = -(g_q @ torch.linalg.solve(block + lam * eye, g_tr.T))
+    torch.testing.assert_close(ekfac_influence(model, x, x, y, xq, yq, lam), want)
+    full = -(g_q @ torch.linalg.solve(ggn + lam * eye, g_tr.T))
+    assert not torch.allclose(full, want, rtol=1e-3, atol=1e-6)  # the cross-layer blocks matter

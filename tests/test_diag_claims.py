@@ -147,3 +147,59 @@ def test_inductive_bias(bits, share, expect):
 
     r = verdict("inductive_bias_dimension", fill, {"seeds": 10})
     assert r.verdict == expect, r.evidence
+
+
+# ---- EK-FAC influence ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("rho", "train", "estimator", "expect"),
+    [((0.85, 0.9, 0.88), 0.98, "ekfac", "reproduced"),
+     ((0.3, 0.35, 0.28), 0.98, "ekfac", "not reproduced"),
+     ((0.85, 0.9, 0.88), 0.98, "dot", "not reproduced"),  # the dot product is judged instead
+     ((0.9, 0.2, 0.95), 0.98, "ekfac", "inconclusive"),  # the CI straddles 0.5 and 0.7
+     ((0.85, 0.9, 0.88), 0.60, "ekfac", "inconclusive")],  # the models did not fit
+)  # fmt: skip
+def test_ekfac_influence(rho, train, estimator, expect):
+    def fill(lab, i):
+        return {"ekfac": rho[lab["seed"]], "dot": 0.05, "ekfac_pearson": 0.7,
+                "dot_pearson": 0.3, "train": train}  # fmt: skip
+
+    r = verdict("ekfac_influence", fill, {"estimator": estimator})
+    assert r.verdict == expect, r.evidence
+    if train < 0.95:
+        assert "fit" in r.evidence
+
+
+# ---- feature diversity --------------------------------------------------------------------------
+
+
+def _diversity_fill(last_gap, trend, width_slope, probe):
+    def fill(lab, i):
+        s, w = lab["seed"], lab["width"]
+        slope = width_slope[s] if isinstance(width_slope, tuple) else width_slope
+        last = 0.2 + slope * np.log2(w) + 0.003 * ((s * 7 + w) % 5)
+        return {
+            "div0": 0.02 + 0.001 * np.log2(w),
+            "div1": 0.05,
+            "div2": 0.05 + last_gap + (last - 0.2),
+            "trend0": 0.1,
+            "trend2": trend + 0.05 * (s % 3 - 1),
+            "probe": probe,
+        }
+
+    return fill
+
+
+@pytest.mark.parametrize(
+    ("args", "layer", "expect"),
+    [((0.2, -0.7, 0.01, 0.9), "last", "reproduced"),
+     ((0.2, -0.7, -0.01, 0.9), "last", "not reproduced"),  # diversity falls with width
+     ((0.2, 0.6, 0.01, 0.9), "last", "not reproduced"),  # diversity rises over training
+     ((0.2, -0.7, 0.01, 0.9), "first", "not reproduced"),  # the first layer is the least diverse
+     ((0.2, -0.7, (0.01, -0.01, 0.01), 0.9), "last", "inconclusive"),  # width: seeds disagree
+     ((0.2, -0.7, 0.01, 0.5), "last", "inconclusive")],  # SSL features carry no classes
+)  # fmt: skip
+def test_feature_diversity(args, layer, expect):
+    r = verdict("feature_diversity", _diversity_fill(*args), {"layer": layer})
+    assert r.verdict == expect, r.evidence
