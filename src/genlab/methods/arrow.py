@@ -51,7 +51,9 @@ class Arrow(Method):
         model.configure(p.mode, p.top_k, p.temperature, p.subtract)
         return model
 
-    def loss(self, model: nn.Module, batches: dict[str, Batch]) -> tuple[torch.Tensor, dict[str, Any]]:
+    def loss(
+        self, model: nn.Module, batches: dict[str, Batch]
+    ) -> tuple[torch.Tensor, dict[str, Any]]:
         x, y = next(iter(batches.values()))
         return cross_entropy(model(x), y), {}
 

@@ -125,7 +125,9 @@ class ArrowLibrary(nn.Module):
         self.stacks = {}
         for name, layer in self.layers.items():
             a, b = layer.modules(residual)
-            protos = torch.stack([prototype(layer.scale * bi @ ai) for ai, bi in zip(a, b)])
+            protos = torch.stack(
+                [prototype(layer.scale * bi @ ai) for ai, bi in zip(a, b, strict=True)]
+            )
             self.stacks[name] = (a, b, protos)
 
     def _hook(self, name: str):
