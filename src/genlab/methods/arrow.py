@@ -7,7 +7,9 @@ The method trains nothing: on its first step it sets the model's ``mode`` and Ar
 every step only logs the training loss (the optimizer steps without gradients, so the lr schedule
 stays in order). ``mode`` (see ``genlab.models.arrow_library``): ``base``, ``general`` (base +
 general LoRA), ``arrow_base`` (base + Arrow over the task LoRAs), ``arrow`` (base + general LoRA +
-Arrow over the task LoRAs), ``genknowsub`` (base + general LoRA + Arrow over task - general).
+Arrow over the task LoRAs), ``genknowsub`` (base + general LoRA + Arrow over task - general); ``finetune`` trains the bare base on the task's own training split
+with the run's optimizer (a reference that sees the held-out task's labels; the routing modes do
+not).
 ``top_k`` modules per input (PEFT's ``ArrowConfig`` default is 3; 2 here, as each held-out task
 of ``domain_family`` blends two domains), softmax ``temperature`` 1 (PEFT's default), and
 ``subtract`` (``delta`` exact, ``factors`` as the paper's code).
@@ -30,7 +32,7 @@ from genlab.registry import Params
 class ArrowParams(Params):
     """Params of ``arrow``."""
 
-    mode: Literal["base", "general", "arrow_base", "arrow", "genknowsub"] = "arrow"
+    mode: Literal["base", "general", "arrow_base", "arrow", "genknowsub", "finetune"] = "arrow"
     top_k: int = Field(2, ge=1, description="modules mixed per input")
     temperature: float = Field(1.0, gt=0, description="of the softmax over the top-k scores")
     subtract: Literal["delta", "factors"] = Field(
@@ -38,7 +40,7 @@ class ArrowParams(Params):
     )
 
 
-@METHODS.register("arrow", ArrowParams, papers=(89,), family="modular", tiny={"mode": "base"})
+@METHODS.register("arrow", ArrowParams, papers=(89,), family="modular", tiny={"mode": "finetune"})
 class Arrow(Method):
     """Set the library's routing once; train nothing."""
 
@@ -48,7 +50,8 @@ class Arrow(Method):
         if not hasattr(model, "configure"):
             raise ValueError("method arrow needs model.name=arrow_library")
         p = self.params
-        model.configure(p.mode, p.top_k, p.temperature, p.subtract)
+        mode = "base" if p.mode == "finetune" else p.mode
+        model.configure(mode, p.top_k, p.temperature, p.subtract)
         return model
 
     def loss(
@@ -60,6 +63,8 @@ class Arrow(Method):
     def step(
         self, model: nn.Module, optimizer: torch.optim.Optimizer, batches: dict[str, Batch]
     ) -> dict[str, float]:
+        if self.params.mode == "finetune":
+            return super().step(model, optimizer, batches)
         x, y = next(iter(batches.values()))
         with torch.no_grad():
             loss = cross_entropy(model(x), y).item()

@@ -104,7 +104,7 @@ class ArrowLibrary(nn.Module):
         super().__init__()
         self.base, self.layers = base, layers
         self.mode, self.top_k, self.temperature, self.subtract = "base", 2, 1.0, "delta"
-        self.routes: dict[str, Tensor] = {}
+        self.route_weights: dict[str, Tensor] = {}  # last routing weights per layer
         mods = dict(base.named_modules())
         for name in layers:
             mods[name].register_forward_hook(self._hook(name))
@@ -141,7 +141,7 @@ class ArrowLibrary(nn.Module):
                 return out
             a, b, protos = self.stacks[name]
             w = arrow_weights(h, protos, self.top_k, self.temperature)  # (n, E)
-            self.routes[name] = w.detach()
+            self.route_weights[name] = w.detach()
             each = torch.einsum("nf,erf->ner", h, a)
             each = torch.einsum("ner,eor->neo", each, b)
             return out + layer.scale * torch.einsum("ne,neo->no", w, each)

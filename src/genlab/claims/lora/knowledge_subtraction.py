@@ -89,13 +89,13 @@ class KnowledgeSubtraction(Claim):
                  "routing as expected (genknowsub 0.487 < Arrow on the bare base 0.645)"),
     }  # fmt: skip
 
-    def family(self, cfg: SubtractionConfig, seed: int) -> dict:
+    def family_params(self, cfg: SubtractionConfig, seed: int) -> dict:
         return {"n_heldout": cfg.n_heldout, "shared": cfg.shared, "general": cfg.general,
                 "general_scale": cfg.general_scale, "family_seed": seed}  # fmt: skip
 
     def library(self, cfg: SubtractionConfig, seed: int) -> list[Arm]:
         """The base and its LoRAs as arms (the ``arrow_library`` model reuses these runs)."""
-        fam = DomainFamilyParams(**self.family(cfg, seed)).model_dump(
+        fam = DomainFamilyParams(**self.family_params(cfg, seed)).model_dump(
             exclude={"task", "train_size", "test_size"})  # fmt: skip
         base_d, lora_ds = library_specs(ArrowLibraryParams(), fam)
         base = parse_spec(base_d)
@@ -113,7 +113,7 @@ class KnowledgeSubtraction(Claim):
         for seed in cfg.families:
             out += self.library(cfg, seed)
             base = load_spec_file("lora-arrow")
-            base["task"]["params"].update(self.family(cfg, seed))
+            base["task"]["params"].update(self.family_params(cfg, seed))
             base["method"]["params"]["top_k"] = cfg.top_k
             axes = {"mode": {m: {"method.mode": m.removesuffix("_factors"), **over}
                              for m, over in MODES.items()},
