@@ -64,7 +64,6 @@ SMALL = {"model.base_steps": 50, "model.lora_steps": 20, "task.n_upstream": 3,
 
 
 @needs_peft
-@pytest.mark.slow  # ~20 s: trains a 5-run library
 def test_modes_of_the_arrow_library(store):
     """base = the base run; genknowsub with exact subtraction = base + Arrow mix of task LoRAs."""
     from genlab.models.arrow_library import ArrowLibraryParams, arrow_library
