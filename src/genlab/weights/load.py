@@ -130,7 +130,7 @@ def load_model(store: Store, run_id: str, info: TaskInfo | None = None) -> nn.Mo
 
 def head_of(model: nn.Module) -> tuple[str, nn.Module]:
     """The name and module of the model's output layer (``classifier``, an MLP's last layer,
-    a recurrent model's ``readout``, a transformer's ``unembed``)."""
+    a recurrent model's ``readout``, a transformer's ``unembed``, a bare ``Sequential``'s last)."""
     for name in ("classifier", "readout", "unembed", "head"):
         mod = getattr(model, name, None)
         if isinstance(mod, nn.Linear):
@@ -138,6 +138,8 @@ def head_of(model: nn.Module) -> tuple[str, nn.Module]:
     net = getattr(model, "net", None)
     if isinstance(net, nn.Sequential) and isinstance(net[-1], nn.Linear):
         return f"net.{len(net) - 1}", net[-1]
+    if isinstance(model, nn.Sequential) and isinstance(model[-1], nn.Linear):  # linear_student
+        return f"{len(model) - 1}", model[-1]
     raise SpecError(f"cannot find the output layer of {type(model).__name__}")
 
 
