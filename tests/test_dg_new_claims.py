@@ -1,5 +1,6 @@
-"""Judges of the C4 claim dg.shortcut_fragmentation on hand-built per-run tables, one test
-per verdict. Its controls run in ``test_claims_controls.py``."""
+"""Judges of the C4 claims dg.modify, dg.shortcut_fragmentation, dg.context_shift, dg.lowrank and
+dg.oat on hand-built per-run tables, one test per verdict. Their controls run in
+``test_claims_controls.py``."""
 
 from __future__ import annotations
 
@@ -21,6 +22,27 @@ def judge(claim_id: str, values, budget: str = "smoke"):
 def wobble(labels: dict, size: float = 0.004) -> float:
     """A small seed-dependent offset, so paired differences have a finite interval."""
     return size * (labels["seed"] % 3 - 1)
+
+
+# ---- dg.modify ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("heldout", "val", "verdict"), [
+    ({"erm": 0.30, "shuffle": 0.60, "modify": 0.62}, 0.8, "reproduced"),
+    ({"erm": 0.30, "shuffle": 0.30, "modify": 0.30}, 0.8, "not reproduced"),  # no gain
+    ({"erm": 0.30, "shuffle": 0.70, "modify": 0.60}, 0.8, "not reproduced"),  # worse than shuffle
+    ({"erm": 0.30, "shuffle": 0.60, "modify": 0.62}, 0.5, "inconclusive"),  # arms did not fit
+])  # fmt: skip
+def test_modify(heldout, val, verdict):
+    r = judge("dg.modify", lambda lb: {"heldout": heldout[lb["method"]] + wobble(lb)
+                                       * (lb["method"] == "modify"), "val": val})  # fmt: skip
+    assert r.verdict == verdict, r.evidence
+
+
+def test_modify_straddling_gain_is_inconclusive():
+    r = judge("dg.modify", lambda lb: {"heldout": 0.3 + (lb["method"] != "erm") * 0.2
+                                       + (lb["method"] == "modify") * wobble(lb, 0.1), "val": 0.8})  # fmt: skip
+    assert r.verdict == "inconclusive", r.evidence
 
 
 # ---- dg.shortcut_fragmentation ------------------------------------------------------------------
