@@ -66,3 +66,18 @@ def test_shortcut_fragmentation(change, size, verdict):
 def test_shortcut_fragmentation_at_chance_is_inconclusive():
     r = judge("dg.shortcut_fragmentation", lambda lb: {"swapped": 0.1, "val": 0.95})
     assert r.verdict == "inconclusive" and "floor" in r.evidence
+
+
+# ---- dg.lowrank ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("gain", "size", "verdict"), [
+    (0.03, 0.004, "reproduced"),
+    (-0.01, 0.004, "not reproduced"),
+    (0.02, 0.1, "inconclusive"),  # the CI straddles 0
+])  # fmt: skip
+def test_lowrank(gain, size, verdict):
+    r = judge("dg.lowrank", lambda lb: {"heldout": 0.6 + (lb["method"] == "lowrank")
+                                        * (gain + wobble(lb, size)), "val": 0.9})  # fmt: skip
+    assert r.verdict == verdict, r.evidence
+    assert "hardest for ERM" in r.evidence
