@@ -81,3 +81,22 @@ def test_lowrank(gain, size, verdict):
                                         * (gain + wobble(lb, size)), "val": 0.9})  # fmt: skip
     assert r.verdict == verdict, r.evidence
     assert "hardest for ERM" in r.evidence
+
+
+# ---- dg.oat -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("clean_gain", "robust_gain", "train", "verdict"), [
+    (0.02, 0.03, 0.95, "reproduced"),
+    (0.02, -0.01, 0.95, "not reproduced"),  # no adversarial gain
+    (0.0, 0.03, 0.95, "not reproduced"),  # no standard gain
+    (0.02, 0.03, 0.6, "inconclusive"),  # did not fit the training set
+])  # fmt: skip
+def test_oat(clean_gain, robust_gain, train, verdict):
+    def values(lb):
+        on = lb["ood"] == "with"
+        return {"clean": 0.9 + on * (clean_gain + wobble(lb)),
+                "robust": 0.5 + on * (robust_gain + wobble(lb)), "train": train}  # fmt: skip
+
+    r = judge("dg.oat", values)
+    assert r.verdict == verdict, r.evidence
