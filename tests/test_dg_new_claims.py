@@ -100,3 +100,28 @@ def test_oat(clean_gain, robust_gain, train, verdict):
 
     r = judge("dg.oat", values)
     assert r.verdict == verdict, r.evidence
+
+
+# ---- dg.context_shift ---------------------------------------------------------------------------
+
+ROBUST = {"erm": 0.0, "groupdro": 0.05, "mixup": 0.1, "shuffle": 0.3}  # what each gains on shift
+
+
+def context(spread_cov: float, spread_cpt: float, val: float = 0.95):
+    def values(lb):
+        scale = {"no_shift": 0.02, "covariate": spread_cov, "concept": spread_cpt}[lb["benchmark"]]
+        return {"heldout": 0.4 + scale * ROBUST[lb["algorithm"]] / 0.3 + wobble(lb, 0.01),
+                "val": val}  # fmt: skip
+
+    return values
+
+
+@pytest.mark.parametrize(("cov", "cpt", "val", "verdict"), [
+    (1.0, 0.5, 0.95, "reproduced"),
+    (1.0, 1.0, 0.95, "not reproduced"),  # concept shift spreads the algorithms as much
+    (0.02, 0.01, 0.95, "not reproduced"),  # covariate shift separates nothing
+    (1.0, 0.5, 0.5, "inconclusive"),  # arms did not fit
+])  # fmt: skip
+def test_context_shift(cov, cpt, val, verdict):
+    r = judge("dg.context_shift", context(cov, cpt, val))
+    assert r.verdict == verdict, r.evidence

@@ -7,7 +7,10 @@ RGB-Shuffle (``modify`` with every augmented sample admitted), 5 seeds, training
 validation. Differences from the paper: no official code was found (searched: the code and docs
 corpora hold no MoDify repository); genlab's ``modify`` is our reading of the abstract (an EMA of
 the clean loss as capability, augmented samples admitted up to ``(1 + tolerance)`` times it, their
-loss added to the clean loss), not the paper's schedule; the paper's benchmarks are
+loss added to the clean loss), not the paper's schedule: per its project page, MoDify-DA sets each
+sample's augmentation strength from its difficulty against a loss bank, and MoDify-NO postpones,
+drops or learns each augmented sample by its difficulty against the same bank (here: full-strength
+shuffles, dropped or learned, against an EMA of the batch loss); the paper's benchmarks are
 segmentation, detection and classification on natural images with ResNets, its RGB-Shuffle
 permutes three channels; ``colored_digits`` has two, so a shuffle swaps them with probability 1/2,
 which removes exactly the colour cue (the test is whether an augmentation that destroys the

@@ -7,10 +7,11 @@ with the OOD loss; clean and PGD-robust test accuracy at the end of training, 5 
 official code (``Saehyung-Lee/OAT``, ``AT/train.py``): half of each step's images are OOD (64
 labelled + 64 OOD), OOD weight alpha = 5 (``CE + 5 CE_ood`` is the code's per-example weighted
 mean up to a factor 2), the PGD attack perturbs the OOD images too, against the same weighted loss.
-Differences: the OOD pool is procedural, not 80M-TinyImages, so the "undesirable features shared
-even between unrelated image sets" may not be there to remove; 8x8 digits (500 training images),
-not CIFAR (nor the catalogue's 16x16 upsampling); eps 0.1 on [0, 1] inputs with 3 PGD steps in
-training and 10 at test (the code: 8/255, 10 steps, step 2/255, for CIFAR); Adam with DomainBed's
+Differences: the OOD pool is procedural, not the code's 1M low-confidence 80M-TinyImages, so the
+"undesirable features shared even between unrelated image sets" may not be there to remove; the
+repository holds the adversarial code only (AT, TRADES), so the standard-training arm follows the
+paper's text (the same loss, no attack); 8x8 digits (500 training images), not CIFAR (nor the
+catalogue's 16x16 upsampling); eps 0.1 on [0, 1] inputs with 3 PGD steps in training and 10 at test (the code: 8/255, 10 steps, step 2/255, for CIFAR); Adam with DomainBed's
 defaults and 801 steps, not SGD with momentum, weight decay and a step schedule for 80,000 steps;
 the last checkpoint, not the best robust one on the test set (the code's selection); the PGD test
 accuracy on the first 512 test images.
