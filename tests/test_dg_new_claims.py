@@ -1,5 +1,6 @@
-"""Judges of the C4 claim dg.shortcut_fragmentation on hand-built per-run tables, one test
-per verdict. Its controls run in ``test_claims_controls.py``."""
+"""Judges of the C4 claims dg.modify, dg.shortcut_fragmentation, dg.context_shift, dg.lowrank and
+dg.oat on hand-built per-run tables, one test per verdict. Their controls run in
+``test_claims_controls.py``."""
 
 from __future__ import annotations
 
@@ -23,6 +24,27 @@ def wobble(labels: dict, size: float = 0.004) -> float:
     return size * (labels["seed"] % 3 - 1)
 
 
+# ---- dg.modify ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("heldout", "val", "verdict"), [
+    ({"erm": 0.30, "shuffle": 0.60, "modify": 0.62}, 0.8, "reproduced"),
+    ({"erm": 0.30, "shuffle": 0.30, "modify": 0.30}, 0.8, "not reproduced"),  # no gain
+    ({"erm": 0.30, "shuffle": 0.70, "modify": 0.60}, 0.8, "not reproduced"),  # worse than shuffle
+    ({"erm": 0.30, "shuffle": 0.60, "modify": 0.62}, 0.5, "inconclusive"),  # arms did not fit
+])  # fmt: skip
+def test_modify(heldout, val, verdict):
+    r = judge("dg.modify", lambda lb: {"heldout": heldout[lb["method"]] + wobble(lb)
+                                       * (lb["method"] == "modify"), "val": val})  # fmt: skip
+    assert r.verdict == verdict, r.evidence
+
+
+def test_modify_straddling_gain_is_inconclusive():
+    r = judge("dg.modify", lambda lb: {"heldout": 0.3 + (lb["method"] != "erm") * 0.2
+                                       + (lb["method"] == "modify") * wobble(lb, 0.1), "val": 0.8})  # fmt: skip
+    assert r.verdict == "inconclusive", r.evidence
+
+
 # ---- dg.shortcut_fragmentation ------------------------------------------------------------------
 
 SWAPPED = {"fragmented": 0.40, "diverse": 0.60, "close": 0.55, "augmented": 0.70}
@@ -44,3 +66,62 @@ def test_shortcut_fragmentation(change, size, verdict):
 def test_shortcut_fragmentation_at_chance_is_inconclusive():
     r = judge("dg.shortcut_fragmentation", lambda lb: {"swapped": 0.1, "val": 0.95})
     assert r.verdict == "inconclusive" and "floor" in r.evidence
+
+
+# ---- dg.lowrank ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("gain", "size", "verdict"), [
+    (0.03, 0.004, "reproduced"),
+    (-0.01, 0.004, "not reproduced"),
+    (0.02, 0.1, "inconclusive"),  # the CI straddles 0
+])  # fmt: skip
+def test_lowrank(gain, size, verdict):
+    r = judge("dg.lowrank", lambda lb: {"heldout": 0.6 + (lb["method"] == "lowrank")
+                                        * (gain + wobble(lb, size)), "val": 0.9})  # fmt: skip
+    assert r.verdict == verdict, r.evidence
+    assert "hardest for ERM" in r.evidence
+
+
+# ---- dg.oat -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("clean_gain", "robust_gain", "train", "verdict"), [
+    (0.02, 0.03, 0.95, "reproduced"),
+    (0.02, -0.01, 0.95, "not reproduced"),  # no adversarial gain
+    (0.0, 0.03, 0.95, "not reproduced"),  # no standard gain
+    (0.02, 0.03, 0.6, "inconclusive"),  # did not fit the training set
+])  # fmt: skip
+def test_oat(clean_gain, robust_gain, train, verdict):
+    def values(lb):
+        on = lb["ood"] == "with"
+        return {"clean": 0.9 + on * (clean_gain + wobble(lb)),
+                "robust": 0.5 + on * (robust_gain + wobble(lb)), "train": train}  # fmt: skip
+
+    r = judge("dg.oat", values)
+    assert r.verdict == verdict, r.evidence
+
+
+# ---- dg.context_shift ---------------------------------------------------------------------------
+
+ROBUST = {"erm": 0.0, "groupdro": 0.05, "mixup": 0.1, "shuffle": 0.3}  # what each gains on shift
+
+
+def context(spread_cov: float, spread_cpt: float, val: float = 0.95):
+    def values(lb):
+        scale = {"no_shift": 0.02, "covariate": spread_cov, "concept": spread_cpt}[lb["benchmark"]]
+        return {"heldout": 0.4 + scale * ROBUST[lb["algorithm"]] / 0.3 + wobble(lb, 0.01),
+                "val": val}  # fmt: skip
+
+    return values
+
+
+@pytest.mark.parametrize(("cov", "cpt", "val", "verdict"), [
+    (1.0, 0.5, 0.95, "reproduced"),
+    (1.0, 1.0, 0.95, "not reproduced"),  # concept shift spreads the algorithms as much
+    (0.02, 0.01, 0.95, "not reproduced"),  # covariate shift separates nothing
+    (1.0, 0.5, 0.5, "inconclusive"),  # arms did not fit
+])  # fmt: skip
+def test_context_shift(cov, cpt, val, verdict):
+    r = judge("dg.context_shift", context(cov, cpt, val))
+    assert r.verdict == verdict, r.evidence
