@@ -99,3 +99,41 @@ def inference(advantage: float, premise: float = 1.0, spread: float = 0.02):
 )
 def test_pretraining_inference(values, verdict):
     assert judge("comp.pretraining_inference", values).verdict == verdict
+
+
+# ---- comp.instruction_diversity -----------------------------------------------------------------
+
+
+def diversity(diverse, examples=0.0, seen=0.98, many_seen=0.95, base=0.05):
+    """Unseen-rule exact match ``base`` for the few rules, + ``examples`` with more examples each and
+    + ``diverse`` with many rules; ``seen`` on the training rules (``many_seen``: many rules)."""
+
+    def values(labels):
+        few, many = (4, 100)  # the smoke budget's rules
+        if labels["rules"] == many:
+            return {"seen_rules": many_seen, "unseen_rules": base + diverse}
+        more = labels["per_rule"] > 2000 // few
+        return {"seen_rules": seen, "unseen_rules": base + examples * more}
+
+    return values
+
+
+@pytest.mark.parametrize(
+    ("values", "verdict"),
+    [
+        (diversity(0.6), "reproduced"),
+        (diversity(0.05), "not reproduced"),  # many rules do not generalize better
+        (diversity(0.6, examples=0.6), "not reproduced"),  # more examples each do as well
+        (diversity(0.6, many_seen=0.5), "inconclusive"),  # the many-rule arm did not fit
+        (diversity(0.0, base=0.0), "inconclusive"),  # every arm at the floor
+    ],
+)
+def test_instruction_diversity(values, verdict):
+    r = judge("comp.instruction_diversity", values)
+    assert r.verdict == verdict, r.evidence
+
+
+def test_instruction_diversity_on_seen_rules_is_not_reproduced():
+    """The negative control's judgement: on the training rules diversity buys nothing."""
+    r = judge("comp.instruction_diversity", diversity(0.6, many_seen=0.92), on="seen_rules")
+    assert r.verdict == "not reproduced", r.evidence
