@@ -11,6 +11,8 @@ from pydantic import Field
 
 from genlab.registry import Params
 
+LSTM = {"cell": "lstm", "hidden": 128, "embed_dim": 64, "attention": True}  # the scan-* presets
+
 
 class TrainConfig(Params):
     """Budget and seeds of every arm of a compositional claim."""
