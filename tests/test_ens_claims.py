@@ -43,3 +43,62 @@ def test_wise_ft_fft_judge(mid, fft, bang, train, verdict):
     assert r.verdict == verdict, r.evidence
     if verdict == "reproduced":
         assert r.statistic["gain"] == pytest.approx(0.76 - 0.70, abs=1e-9)
+
+
+MULTI = CLAIMS.get("ens.multi_teacher").obj
+VIEWS = ("class", "parity", "rotation")
+# per-seed linear-probe accuracy of each teacher on (class, parity, rotation): own task best
+TEACHERS = {"class": (0.92, 0.85, 0.60), "parity": (0.65, 0.93, 0.70),
+            "rotation": (0.46, 0.65, 0.91)}  # fmt: skip
+
+
+def multi_table(student, teacher_train=0.95, jitter=(0.0, 0.004, -0.004)):
+    """Three seeds: the teachers' probes (``TEACHERS``) and the student's (``student``, one
+    tuple per seed), each seed shifted by ``jitter``."""
+    rows = []
+    for s, j in enumerate(jitter):
+        for v, accs in TEACHERS.items():
+            rows.append({"arm": f"teacher_{v}", "seed": s, "train": teacher_train,
+                         **{k: a + j for k, a in zip(VIEWS, accs, strict=True)}})  # fmt: skip
+        rows.append({"arm": "student", "seed": s, "train": 0.85,
+                     **dict(zip(VIEWS, student[s], strict=True))})  # fmt: skip
+    t = pd.DataFrame(rows)
+    t["data_seed"], t["status"] = t["seed"], "done"
+    t["run_id"] = [f"r{i}" for i in range(len(t))]
+    return t
+
+
+RETAINS = [(0.93, 0.935, 0.915), (0.925, 0.94, 0.92), (0.92, 0.93, 0.91)]
+LOSES_ROTATION = [(0.92, 0.93, 0.70), (0.925, 0.935, 0.69), (0.92, 0.93, 0.71)]
+STRADDLES = [(0.93, 0.935, 0.95), (0.925, 0.94, 0.85), (0.92, 0.93, 0.90)]
+
+
+@pytest.mark.parametrize(
+    ("student", "teacher_train", "verdict"),
+    [
+        (RETAINS, 0.95, "reproduced"),
+        (LOSES_ROTATION, 0.95, "not reproduced"),
+        (STRADDLES, 0.95, "inconclusive"),
+        (RETAINS, 0.80, "inconclusive"),  # the teachers did not fit their own tasks
+    ],
+    ids=["retains", "loses-rotation", "straddles", "unfit"],
+)
+def test_multi_teacher_judge(student, teacher_train, verdict):
+    r = MULTI.evaluate(MULTI.config("smoke"), multi_table(student, teacher_train))
+    assert r.verdict == verdict, r.evidence
+    if verdict == "reproduced":
+        assert r.statistic["best_teacher_rotation"] == pytest.approx(0.91, abs=1e-9)
+        assert r.statistic["gap_class"] == pytest.approx(0.925 - 0.92, abs=1e-9)
+    if teacher_train < 0.9:
+        assert "did not fit" in r.evidence
+
+
+def test_multi_teacher_student_distils_the_named_teachers():
+    cfg = MULTI.config("smoke", control="negative")
+    arms = MULTI.arms(cfg)
+    teachers = {a.spec.run_id: a.labels["arm"] for a in arms if a.labels["arm"] != "student"}
+    for a in arms:
+        if a.labels["arm"] == "student":
+            names = [teachers[t] for t in a.spec.method.params["teachers"]]
+            assert names == ["teacher_class"]
+            assert a.spec.seed == a.spec.data_seed
