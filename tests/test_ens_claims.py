@@ -102,3 +102,70 @@ def test_multi_teacher_student_distils_the_named_teachers():
             names = [teachers[t] for t in a.spec.method.params["teachers"]]
             assert names == ["teacher_class"]
             assert a.spec.seed == a.spec.data_seed
+
+
+DEV = CLAIMS.get("ens.dev_interpolation").obj
+
+
+def dev_table(gains, dev_loss=0.5):
+    """Per seed: the partner run (its dev loss only) and the ensemble run with its test gain."""
+    rows = []
+    for s, g in enumerate(gains):
+        rows.append({"arm": "partner", "seed": s, "dev_loss": dev_loss})
+        rows.append({"arm": "ensemble", "seed": s, "dev_loss": 0.55, "gain": g,
+                     "ppl_best": 1.66, "ppl_mix": 1.66 * (1 - g), "ppl_self": 1.75,
+                     "w_self": 0.05, "n_used": 3.0})  # fmt: skip
+    t = pd.DataFrame(rows)
+    t["data_seed"], t["status"] = t["seed"], "done"
+    t["run_id"] = [f"r{i}" for i in range(len(t))]
+    return t
+
+
+@pytest.mark.parametrize(
+    ("gains", "dev_loss", "verdict"),
+    [
+        ([0.010, 0.012, 0.009], 0.5, "reproduced"),
+        ([0.0, 0.0, 0.0], 0.5, "not reproduced"),  # copies: the mixture is the model
+        ([0.015, -0.002, 0.006], 0.5, "inconclusive"),
+        ([0.010, 0.012, 0.009], 1.5, "inconclusive"),  # the LSTM did not fit
+    ],
+    ids=["gain", "copies", "straddles", "unfit"],
+)
+def test_dev_interpolation_judge(gains, dev_loss, verdict):
+    r = DEV.evaluate(DEV.config("smoke"), dev_table(gains, dev_loss))
+    assert r.verdict == verdict, r.evidence
+    if verdict == "reproduced":
+        assert r.statistic["gain"] == pytest.approx(0.0103333, abs=1e-6)
+    if dev_loss > 1:
+        assert "did not fit" in r.evidence
+
+
+def test_dev_interpolation_copies_are_the_same_model_trained_twice():
+    arms = DEV.arms(DEV.config("smoke", control="negative"))
+    for partner, ens in zip(arms[::2], arms[1::2], strict=True):
+        assert partner.spec.model == ens.spec.model and partner.spec.seed == ens.spec.seed
+        assert partner.spec.run_id != ens.spec.run_id
+        (probe,) = [p for p in ens.spec.eval.probes if p.name == "lm_ensemble"]
+        assert probe.params["runs"] == [partner.spec.run_id] and probe.params["ngrams"] == []
+
+
+def test_lm_ensemble_scores_another_token_model(store):
+    """The probe feeds token ids (not floats) to the other runs it interpolates."""
+    from genlab.engine import run_spec
+    from genlab.spec import parse_spec
+
+    def spec(model, probes):
+        return parse_spec({"task": {"name": "pcfg_lm", "params": {"seq_len": 16,
+                           "train_chars": 400, "eval_chars": 200}}, "model": model,
+                           "steps": 3, "batch_size": 8,
+                           "eval": {"every": 3, "log_points": 0, "probes": probes}})  # fmt: skip
+
+    other = run_spec(spec({"name": "lstm", "params": {"hidden": 8}}, [{"name": "loss"}]), store,
+                     progress=False)  # fmt: skip
+    probe = {"name": "lm_ensemble", "params": {"runs": [other.run_id], "ngrams": [2]}}
+    model = {"name": "transformer", "params": {"d_model": 16, "n_layers": 1}}
+    r = run_spec(spec(model, [probe]), store, progress=False)
+    assert r.status == "done"
+    m = store.metrics(r.run_id)
+    gain = m[(m["metric"] == "mix_gain") & (m["split"] == "val/main")]["value"]
+    assert len(gain) and (gain >= -1e-9).all()  # EM never does worse than the best on dev
