@@ -43,3 +43,129 @@ def test_wise_ft_fft_judge(mid, fft, bang, train, verdict):
     assert r.verdict == verdict, r.evidence
     if verdict == "reproduced":
         assert r.statistic["gain"] == pytest.approx(0.76 - 0.70, abs=1e-9)
+
+
+MULTI = CLAIMS.get("ens.multi_teacher").obj
+VIEWS = ("class", "parity", "rotation")
+# per-seed linear-probe accuracy of each teacher on (class, parity, rotation): own task best
+TEACHERS = {"class": (0.92, 0.85, 0.60), "parity": (0.65, 0.93, 0.70),
+            "rotation": (0.46, 0.65, 0.91)}  # fmt: skip
+
+
+def multi_table(student, teacher_train=0.95, jitter=(0.0, 0.004, -0.004)):
+    """Three seeds: the teachers' probes (``TEACHERS``) and the student's (``student``, one
+    tuple per seed), each seed shifted by ``jitter``."""
+    rows = []
+    for s, j in enumerate(jitter):
+        for v, accs in TEACHERS.items():
+            rows.append({"arm": f"teacher_{v}", "seed": s, "train": teacher_train,
+                         **{k: a + j for k, a in zip(VIEWS, accs, strict=True)}})  # fmt: skip
+        rows.append({"arm": "student", "seed": s, "train": 0.85,
+                     **dict(zip(VIEWS, student[s], strict=True))})  # fmt: skip
+    t = pd.DataFrame(rows)
+    t["data_seed"], t["status"] = t["seed"], "done"
+    t["run_id"] = [f"r{i}" for i in range(len(t))]
+    return t
+
+
+RETAINS = [(0.93, 0.935, 0.915), (0.925, 0.94, 0.92), (0.92, 0.93, 0.91)]
+LOSES_ROTATION = [(0.92, 0.93, 0.70), (0.925, 0.935, 0.69), (0.92, 0.93, 0.71)]
+STRADDLES = [(0.93, 0.935, 0.95), (0.925, 0.94, 0.85), (0.92, 0.93, 0.90)]
+
+
+@pytest.mark.parametrize(
+    ("student", "teacher_train", "verdict"),
+    [
+        (RETAINS, 0.95, "reproduced"),
+        (LOSES_ROTATION, 0.95, "not reproduced"),
+        (STRADDLES, 0.95, "inconclusive"),
+        (RETAINS, 0.80, "inconclusive"),  # the teachers did not fit their own tasks
+    ],
+    ids=["retains", "loses-rotation", "straddles", "unfit"],
+)
+def test_multi_teacher_judge(student, teacher_train, verdict):
+    r = MULTI.evaluate(MULTI.config("smoke"), multi_table(student, teacher_train))
+    assert r.verdict == verdict, r.evidence
+    if verdict == "reproduced":
+        assert r.statistic["best_teacher_rotation"] == pytest.approx(0.91, abs=1e-9)
+        assert r.statistic["gap_class"] == pytest.approx(0.925 - 0.92, abs=1e-9)
+    if teacher_train < 0.9:
+        assert "did not fit" in r.evidence
+
+
+def test_multi_teacher_student_distils_the_named_teachers():
+    cfg = MULTI.config("smoke", control="negative")
+    arms = MULTI.arms(cfg)
+    teachers = {a.spec.run_id: a.labels["arm"] for a in arms if a.labels["arm"] != "student"}
+    for a in arms:
+        if a.labels["arm"] == "student":
+            names = [teachers[t] for t in a.spec.method.params["teachers"]]
+            assert names == ["teacher_class"]
+            assert a.spec.seed == a.spec.data_seed
+
+
+DEV = CLAIMS.get("ens.dev_interpolation").obj
+
+
+def dev_table(gains, dev_loss=0.5):
+    """Per seed: the partner run (its dev loss only) and the ensemble run with its test gain."""
+    rows = []
+    for s, g in enumerate(gains):
+        rows.append({"arm": "partner", "seed": s, "dev_loss": dev_loss})
+        rows.append({"arm": "ensemble", "seed": s, "dev_loss": 0.55, "gain": g,
+                     "ppl_best": 1.66, "ppl_mix": 1.66 * (1 - g), "ppl_self": 1.75,
+                     "w_self": 0.05, "n_used": 3.0})  # fmt: skip
+    t = pd.DataFrame(rows)
+    t["data_seed"], t["status"] = t["seed"], "done"
+    t["run_id"] = [f"r{i}" for i in range(len(t))]
+    return t
+
+
+@pytest.mark.parametrize(
+    ("gains", "dev_loss", "verdict"),
+    [
+        ([0.010, 0.012, 0.009], 0.5, "reproduced"),
+        ([0.0, 0.0, 0.0], 0.5, "not reproduced"),  # copies: the mixture is the model
+        ([0.015, -0.002, 0.006], 0.5, "inconclusive"),
+        ([0.010, 0.012, 0.009], 1.5, "inconclusive"),  # the LSTM did not fit
+    ],
+    ids=["gain", "copies", "straddles", "unfit"],
+)
+def test_dev_interpolation_judge(gains, dev_loss, verdict):
+    r = DEV.evaluate(DEV.config("smoke"), dev_table(gains, dev_loss))
+    assert r.verdict == verdict, r.evidence
+    if verdict == "reproduced":
+        assert r.statistic["gain"] == pytest.approx(0.0103333, abs=1e-6)
+    if dev_loss > 1:
+        assert "did not fit" in r.evidence
+
+
+def test_dev_interpolation_copies_are_the_same_model_trained_twice():
+    arms = DEV.arms(DEV.config("smoke", control="negative"))
+    for partner, ens in zip(arms[::2], arms[1::2], strict=True):
+        assert partner.spec.model == ens.spec.model and partner.spec.seed == ens.spec.seed
+        assert partner.spec.run_id != ens.spec.run_id
+        (probe,) = [p for p in ens.spec.eval.probes if p.name == "lm_ensemble"]
+        assert probe.params["runs"] == [partner.spec.run_id] and probe.params["ngrams"] == []
+
+
+def test_lm_ensemble_scores_another_token_model(store):
+    """The probe feeds token ids (not floats) to the other runs it interpolates."""
+    from genlab.engine import run_spec
+    from genlab.spec import parse_spec
+
+    def spec(model, probes):
+        return parse_spec({"task": {"name": "pcfg_lm", "params": {"seq_len": 16,
+                           "train_chars": 400, "eval_chars": 200}}, "model": model,
+                           "steps": 3, "batch_size": 8,
+                           "eval": {"every": 3, "log_points": 0, "probes": probes}})  # fmt: skip
+
+    other = run_spec(spec({"name": "lstm", "params": {"hidden": 8}}, [{"name": "loss"}]), store,
+                     progress=False)  # fmt: skip
+    probe = {"name": "lm_ensemble", "params": {"runs": [other.run_id], "ngrams": [2]}}
+    model = {"name": "transformer", "params": {"d_model": 16, "n_layers": 1}}
+    r = run_spec(spec(model, [probe]), store, progress=False)
+    assert r.status == "done"
+    m = store.metrics(r.run_id)
+    gain = m[(m["metric"] == "mix_gain") & (m["split"] == "val/main")]["value"]
+    assert len(gain) and (gain >= -1e-9).all()  # EM never does worse than the best on dev

@@ -46,7 +46,8 @@ def _member_probs(model: nn.Module, ctx: EvalContext, split: str, own: bool) -> 
         logp = torch.log_softmax(ctx.logits(split).double(), dim=-1)
         keep = s.y != -100
         return logp.gather(-1, s.y.clamp_min(0).unsqueeze(-1)).squeeze(-1)[keep].exp()
-    return target_probs(model, s.x.to(next(model.parameters()).dtype), s.y)
+    x = s.x.to(next(model.parameters()).dtype) if s.x.is_floating_point() else s.x  # tokens stay
+    return target_probs(model, x, s.y)
 
 
 @PROBES.register("lm_ensemble", LMEnsembleParams, papers=(69,), family="ensembles")
