@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.genlab-installed
 
-.PHONY: setup run test test-slow lint format bench clean
+.PHONY: setup run test test-slow test-heavy lint format bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -20,10 +20,13 @@ run: $(STAMP)  ## set up on first use, then reproduce grokking
 
 test: $(STAMP)  ## set up on first use, then lint and run the test suite (without the slow tests)
 	$(BIN)/ruff check src tests benchmarks tools
-	$(BIN)/python -m pytest -q -n 2 -m "not slow"
+	$(BIN)/python -m pytest -q -n 2 -m "not slow and not heavy"
 
 test-slow: $(STAMP)  ## the slow tests alone (a real local Ray, kill-and-resume, compatibility matrices)
 	$(BIN)/python -m pytest -q -n 2 -m slow
+
+test-heavy: $(STAMP)  ## claim controls at a full budget (minutes each; not in CI)
+	$(BIN)/python -m pytest -q -n 2 -m heavy
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks tools

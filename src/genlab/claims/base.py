@@ -68,15 +68,18 @@ class Control:
     """A trained configuration (config overrides on a budget) whose verdict is known in advance:
     a negative control follows the paper's own logic to a setting that must not show the effect;
     a positive control shows that ``reproduced`` is reachable. ``slow`` marks one that takes more
-    than about 5 s on a quiet 2-core machine (its test then runs with the slow tests). ``open`` records what was
-    measured when a control did not come out as expected: an open problem of the claim, printed by
-    ``claims show``, whose test is a strict expected failure until the control is fixed."""
+    than about 5 s on a quiet 2-core machine (its test then runs with the slow tests); ``heavy``
+    one that trains for minutes (a full budget from scratch): its test is marked ``heavy`` and runs
+    with ``make test-heavy``, not in CI, as the full-budget claims run in benchmarks. ``open``
+    records what was measured when a control did not come out as expected: an open problem of the
+    claim, printed by ``claims show``, whose test is a strict expected failure until it is fixed."""
 
     overrides: dict[str, Any]
     expect: Verdict
     why: str
     budget: Budget = "smoke"
     slow: bool = False
+    heavy: bool = False
     open: str = ""
 
 
@@ -195,7 +198,7 @@ class Claim:
                 {"kind": "power", "rule": "a decision drawn from confidence intervals must agree "
                  "with them; a CI straddling its threshold is inconclusive"}],
             "controls": {k: {"overrides": c.overrides, "expect": c.expect, "why": c.why,
-                             "budget": c.budget, "slow": c.slow,
+                             "budget": c.budget, "slow": c.slow, "heavy": c.heavy,
                              **({"open": c.open} if c.open else {})}
                          for k, c in self.controls.items()},
             "budgets": {k: v for k, v in self.budgets.items()},

@@ -57,9 +57,9 @@ class CoverageNotScale(Claim):
         "negative": Control({"on": "val"}, "not reproduced", "the full arms judged on the "
                             "combinations they were trained on: coverage at a fixed number of "
                             "images buys nothing there (fewer images per combination)",
-                            budget="full", slow=True),
+                            budget="full", heavy=True),
         "positive": Control({}, "reproduced", "the full budget shows the coverage effect",
-                            budget="full", slow=True),
+                            budget="full", heavy=True),
     }  # fmt: skip
 
     def guards(self, cfg: CoverageConfig):

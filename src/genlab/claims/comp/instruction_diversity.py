@@ -67,9 +67,9 @@ class InstructionDiversity(Claim):
         "negative_seen": Control({"on": "seen_rules"}, "not reproduced", "the full arms judged "
                                  "on the rules they were trained on: diversity at a fixed budget "
                                  "buys nothing there (fewer examples per rule)", budget="full",
-                                 slow=True),
+                                 heavy=True),
         "positive": Control({}, "reproduced", "the full budget shows the diversity effect",
-                            budget="full", slow=True),
+                            budget="full", heavy=True),
     }  # fmt: skip
 
     def guards(self, cfg: DiversityConfig):

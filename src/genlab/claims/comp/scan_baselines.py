@@ -64,12 +64,12 @@ class ScanBaselines(Claim):
         "negative": Control({"splits": ("simple", "addprim_turn_left")}, "not reproduced",
                             "Lake & Baroni: the add-primitive 'turn left' split is largely solved "
                             "(turn left is seen composed as a direction), so 'far below' fails",
-                            budget="full", slow=True,
+                            budget="full", heavy=True,
                             open="measured at full (1,500 steps, 3 seeds): addprim_turn_left "
                             "0.302, 0.396, 0.528, mean 0.409 [0.127, 0.691] straddles 0.3, so "
                             "inconclusive; Lake & Baroni's ~0.90 is not reached at this budget"),
         "positive": Control({}, "reproduced", "the full budget shows the pattern", budget="full",
-                            slow=True),
+                            heavy=True),
     }  # fmt: skip
 
     def arms(self, cfg: ScanBaselinesConfig):

@@ -59,7 +59,7 @@ class LowRank(Claim):
     controls = {
         "negative": Control({"artier": False}, "not reproduced", "four photo domains: no domain "
                             "idiosyncrasy for the low-rank parts to absorb (at the full budget, "
-                            "where these arms fit)", "full", slow=True),
+                            "where these arms fit)", "full", heavy=True),
     }  # fmt: skip
 
     def arms(self, cfg: LowRankConfig):

@@ -114,7 +114,7 @@ class UpdatesNotBatch(Claim):
         "negative": Control({"large_arm_updates": "equal_updates"}, "not reproduced", "the 'large' "
                             "arm gets as many updates as the small batch: by the paper's own "
                             "account the gap comes from too few updates, so there is none (gap "
-                            "CI below 0.01)", budget="full", slow=True),
+                            "CI below 0.01)", budget="full", heavy=True),
     }  # fmt: skip
 
     def arms(self, cfg: UpdatesConfig):
