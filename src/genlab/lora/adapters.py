@@ -57,3 +57,24 @@ def load_adapter(path: Path) -> dict[str, torch.Tensor]:
     from safetensors.torch import load_file
 
     return load_file(str(path))
+
+
+def train_library(
+    store, base: dict, loras: list[dict], info
+) -> tuple[nn.Module, list[dict[str, torch.Tensor]]]:
+    """Train (or find in ``store``) the run ``base`` and one LoRA run per spec of ``loras``
+    fine-tuned from it; return the base model with its weights and the adapters' tensors. Shared
+    by the stored LoRA libraries of ``lora_hub`` (#2) and ``arrow_library`` (#89)."""
+    from genlab.engine import run_spec
+    from genlab.spec import parse_spec
+    from genlab.weights.load import build_plain, finished_spec, load_into, plain_state
+
+    base_id = run_spec(parse_spec(base), store, progress=False, wait=True).run_id
+    adapters = []
+    for d in loras:
+        d["model"] = {"name": "from_run", "params": {"run": base_id}}
+        rid = run_spec(parse_spec(d), store, progress=False, wait=True).run_id
+        adapters.append(load_adapter(save_adapter(store, rid)))
+    model = build_plain(store, finished_spec(store, base_id), info)
+    load_into(model, plain_state(store, base_id), f"run {base_id}")
+    return model, adapters

@@ -159,28 +159,17 @@ def _tiny(root: object) -> dict[str, int]:
 @MODELS.register("arrow_library", ArrowLibraryParams, papers=(89,), family="modular", tiny=_tiny)
 def arrow_library(params: ArrowLibraryParams, info: TaskInfo) -> nn.Module:
     """The base with its general and task LoRAs (trained into the store when missing)."""
-    from genlab.engine import run_spec
     from genlab.lora import require_peft
-    from genlab.lora.adapters import load_adapter, save_adapter
+    from genlab.lora.adapters import train_library
     from genlab.methods.lora import PREFIX
-    from genlab.spec import parse_spec
     from genlab.store_context import active_store
-    from genlab.weights.load import build_plain, finished_spec, load_into, plain_state
 
     require_peft()  # before anything is trained or written
     fam = info.extra.get("family")
     if fam is None or "general" not in fam:
         raise ValueError("model arrow_library needs a domain_family task (task.name=domain_family)")
-    store = active_store()
     base_d, lora_ds = library_specs(params, fam)
-    base_id = run_spec(parse_spec(base_d), store, progress=False, wait=True).run_id
-    adapters = []
-    for d in lora_ds:
-        d["model"] = {"name": "from_run", "params": {"run": base_id}}
-        rid = run_spec(parse_spec(d), store, progress=False, wait=True).run_id
-        adapters.append(load_adapter(save_adapter(store, rid)))
-    model = build_plain(store, finished_spec(store, base_id), info)
-    load_into(model, plain_state(store, base_id), f"run {base_id}")
+    model, adapters = train_library(active_store(), base_d, lora_ds, info)
     layers = {}
     for key in sorted(k for k in adapters[0] if ".lora_A." in k):
         name = key.removeprefix(PREFIX).split(".lora_A.")[0]

@@ -100,26 +100,15 @@ def _tiny(root: object) -> dict[str, int]:
 @MODELS.register("lora_hub", LoraHubParams, papers=(2,), family="modular", tiny=_tiny)
 def lora_hub(params: LoraHubParams, info: TaskInfo) -> nn.Module:
     """The base with its library of upstream LoRAs (trained into the store when missing)."""
-    from genlab.engine import run_spec
     from genlab.lora import require_nevergrad, require_peft
-    from genlab.lora.adapters import attach, load_adapter, save_adapter
-    from genlab.spec import parse_spec
+    from genlab.lora.adapters import attach, train_library
     from genlab.store_context import active_store
-    from genlab.weights.load import build_plain, finished_spec, load_into, plain_state
 
     require_peft(), require_nevergrad()  # before anything is trained or written
     family = info.extra.get("family")
     if family is None:
         raise ValueError("model lora_hub needs a skill_family task (task.name=skill_family)")
-    store = active_store()
     base_d, lora_ds = upstream_specs(params, family)
-    base_id = run_spec(parse_spec(base_d), store, progress=False, wait=True).run_id
-    library = []
-    for d in lora_ds:
-        d["model"] = {"name": "from_run", "params": {"run": base_id}}
-        rid = run_spec(parse_spec(d), store, progress=False, wait=True).run_id
-        library.append(load_adapter(save_adapter(store, rid)))
-    model = build_plain(store, finished_spec(store, base_id), info)
-    load_into(model, plain_state(store, base_id), f"run {base_id}")
+    model, library = train_library(active_store(), base_d, lora_ds, info)
     peft_model = attach(model, params.rank, float(params.rank), params.init_seed, params.targets)
     return LoraLibrary(peft_model, library)
