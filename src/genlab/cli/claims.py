@@ -71,7 +71,8 @@ def show_claim(
         rest = ", ".join(f"{k}={v}" for k, v in g.items() if k != "kind" and v is not None)
         out.print(f"  [bold]guard[/] {g['kind']}: {escape(rest)}")
     for name, c in d.get("controls", {}).items():
-        out.print(f"  [bold]control[/] {name} ({c['budget']}, expect {c['expect']}): "
+        cost = ", heavy: make test-heavy" if c.get("heavy") else ", slow" if c.get("slow") else ""
+        out.print(f"  [bold]control[/] {name} ({c['budget']}{cost}, expect {c['expect']}): "
                   f"{escape(str(c['overrides']))} \u2014 {escape(c['why'])}")  # fmt: skip
         if "open" in c:
             out.print(f"    [red]open[/]: does not come out as expected: {escape(c['open'])}")
