@@ -69,8 +69,9 @@ class Control:
     a negative control follows the paper's own logic to a setting that must not show the effect;
     a positive control shows that ``reproduced`` is reachable. ``slow`` marks one that takes more
     than about 5 s on a quiet 2-core machine (its test then runs with the slow tests); ``heavy``
-    one that trains for minutes (a full budget from scratch): its test is marked ``heavy`` and runs
-    with ``make test-heavy``, not in CI, as the full-budget claims run in benchmarks. ``open``
+    one that trains for about a minute or more (usually a full budget from scratch): its test is
+    marked ``heavy`` and runs with ``make test-heavy``, not in CI, as the full-budget claims run in
+    benchmarks. ``open``
     records what was measured when a control did not come out as expected: an open problem of the
     claim, printed by ``claims show``, whose test is a strict expected failure until it is fixed."""
 

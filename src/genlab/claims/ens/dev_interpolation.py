@@ -90,7 +90,7 @@ class DevInterpolation(Claim):
         "negative": Control({"members": "copies"}, "not reproduced", "the transformer is "
                             "interpolated with a copy of itself and no n-gram model: the paper's "
                             "gain comes from complementary models, and copies have none",
-                            slow=True),
+                            heavy=True),
     }  # fmt: skip
     MIN_GAIN = 0.005  # fixed before running the claim (after a one-seed pilot, see docstring)
 

@@ -104,7 +104,7 @@ class MultiTeacher(Claim):
         "negative": Control({"distil": ["class"]}, "not reproduced", "the student distils the "
                             "class teacher alone: by the paper's account a student keeps a "
                             "teacher's skill by distilling it, so the skills of the teachers left "
-                            "out (rotation, which class features discard) are lost", slow=True),
+                            "out (rotation, which class features discard) are lost", heavy=True),
     }  # fmt: skip
     MARGIN = 0.02  # fixed before running
 

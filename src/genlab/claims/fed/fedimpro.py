@@ -57,9 +57,9 @@ class FedImproBeatsFedAvg(Claim):
     controls = {
         "negative": Control({"alpha": 1000.0}, "not reproduced", "IID clients (alpha 1000): no "
                             "client drift, so FedImpro has no gap to close (measured: gain "
-                            "0.011 [0.005, 0.017], no lower dissimilarity)", "full", slow=True),
+                            "0.011 [0.005, 0.017], no lower dissimilarity)", "full", heavy=True),
         "positive": Control({}, "reproduced", "the claim's own design at alpha 0.1 (measured: "
-                            "gain 0.043 [0.014, 0.072])", "full", slow=True),
+                            "gain 0.043 [0.014, 0.072])", "full", heavy=True),
     }  # fmt: skip
 
     def arms(self, cfg: FedConfig):

@@ -45,7 +45,7 @@ class DelayedGeneralization(Claim):
                             "Power et al.: at a small train fraction and no regularisation the "
                             "model memorises the table and never generalizes", slow=True),
         "positive": Control({}, "reproduced", "the smoke budget: measured 3/3 seeds, median "
-                            "1,000 vs 181 steps, 140 s", slow=True),
+                            "1,000 vs 181 steps, 140 s", heavy=True),
     }  # fmt: skip
 
     def arms(self, cfg: GrokkingConfig):
