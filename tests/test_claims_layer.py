@@ -233,3 +233,20 @@ def test_every_claim_is_inconclusive_when_no_arm_fit(claim):
     result = claim.evaluate(cfg, table)
     assert result.verdict == "inconclusive", result.evidence
     assert "did not fit" in result.evidence
+
+
+@pytest.mark.parametrize(("verdict", "open_", "expect"), [
+    ("reproduced", "measured: it reproduces too", "inconclusive"),
+    ("reproduced", "", "reproduced"),
+    ("not reproduced", "measured: it reproduces too", "not reproduced"),
+])  # fmt: skip
+def test_a_reproduced_verdict_needs_a_negative_control_that_fails(verdict, open_, expect):
+    from genlab.claims.base import ClaimResult
+
+    class Stub(Claim):
+        id = "stub.open"
+        controls = {"negative": Control({}, "not reproduced", "why", open=open_)}
+
+    out = Stub().open_negative(ClaimResult("stub.open", verdict, {}, "Evidence."))
+    assert out.verdict == expect
+    assert ("negative control negative does not fail" in out.evidence) == (expect != verdict)

@@ -246,6 +246,21 @@ class Claim:
         """The verdict on the store's ``runs`` rows and long-format ``metrics`` of ``arms(cfg)``."""
         return self.evaluate(cfg, self.run_table(self.arms(cfg), runs, metrics))
 
+    def open_negative(self, result: ClaimResult) -> ClaimResult:
+        """The claim's own verdict (not a control's): ``reproduced`` cannot stand while a negative
+        control is known to come out otherwise (``Control.open``), for then the design does not
+        separate the paper's effect from what the control lacks: ``inconclusive``, saying so."""
+        bad = [n for n, c in self.controls.items() if c.expect == "not reproduced" and c.open]
+        if result.verdict != "reproduced" or not bad:
+            return result
+        result.guards.append(GuardResult("negative control", False, f"negative control "
+                                         f"{', '.join(bad)} does not fail (open)"))  # fmt: skip
+        result.verdict = "inconclusive"
+        result.evidence += (f" Inconclusive because the negative control {', '.join(bad)} does "
+                            "not fail (see `genlab claims show`), so the design does not isolate "
+                            "the effect.")  # fmt: skip
+        return result
+
     def evaluate(self, cfg: Params, table: pd.DataFrame) -> ClaimResult:
         """Guards, decision and evidence from a per-run table."""
         summary = self.summary(table)

@@ -70,6 +70,8 @@ def run_claim(
     runs = store.runs(where=f"run_id IN ({','.join('?' * len(ids))})", args=tuple(ids))
     metrics = store.metrics(ids)
     result = claim.judge(cfg, runs, metrics)
+    if control is None:
+        result = claim.open_negative(result)
     config_id = claim.config_id(cfg)
     name = f"{claim.id}-{budget}-{control}" if control else f"{claim.id}-{budget}"
     result.figure = claim.draw(
