@@ -73,8 +73,10 @@ def zoo_dg(model: nn.Module, ctx: EvalContext, params: ZooDGParams) -> ProbeResu
     try:
         res = combine({k: m.to(dtype) for k, m in members.items()}, data, params.shifts)
     except RuntimeError as exc:
-        raise SpecError(f"probe 'zoo_dg': a member cannot read this task's inputs "
-                        f"{data.info.input_shape} ({str(exc).splitlines()[0]})") from None
+        raise SpecError(
+            f"probe 'zoo_dg': a member cannot read this task's inputs "
+            f"{data.info.input_shape} ({str(exc).splitlines()[0]})"
+        ) from None
     out: ProbeResult = {}
     for name, accs in res.per_split.items():
         split = f"test/{name}"

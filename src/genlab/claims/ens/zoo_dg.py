@@ -108,7 +108,7 @@ class ZooDG(Claim):
         "below 0.01."
     )
     Config = ZooConfig
-    budgets = {"smoke": {"seeds": 3, "steps": 300}, "full": {}}
+    budgets = {"smoke": {"seeds": 3, "steps": 300}, "full": {"steps": 1000}}
     measures = {
         "train": Final("train/main"), "em": Final("test/*", "zoo_em"),
         "best": Final("test/*", "zoo_best"), "uniform": Final("test/*", "zoo_uniform"),
