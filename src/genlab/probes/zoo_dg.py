@@ -49,7 +49,7 @@ class ZooDGParams(Params):
 
 
 @PROBES.register("zoo_dg", ZooDGParams, papers=(48,), family="ensembles",
-                 tiny={"include_self": True})  # fmt: skip
+                 tiny={"include_self": True, "shifts": False})  # fmt: skip
 def zoo_dg(model: nn.Module, ctx: EvalContext, params: ZooDGParams) -> ProbeResult:
     """Held-out-domain accuracy of a source-fitted zoo combination vs its best member (#48)."""
     from genlab.ensembles.zoo import zoo_dg as combine
@@ -57,9 +57,9 @@ def zoo_dg(model: nn.Module, ctx: EvalContext, params: ZooDGParams) -> ProbeResu
     from genlab.weights.load import load_model, plain_module
 
     data = ctx.data
-    if data.info.kind != "classification" or not data.test or not data.val:
-        raise SpecError("probe 'zoo_dg' needs a classification task with source (val) and "
-                        "held-out (test) domains")  # fmt: skip
+    if data.info.kind != "classification" or not data.test or set(data.val) != set(data.train):
+        raise SpecError("probe 'zoo_dg' needs a classification task with source domains (a "
+                        "val split for each train split) and held-out (test) domains")  # fmt: skip
     members: dict[str, nn.Module] = {}
     if params.include_self:
         store = active_store() if ctx.spec is not None else None
