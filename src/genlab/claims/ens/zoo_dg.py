@@ -126,7 +126,7 @@ class ZooDG(Claim):
     controls = {
         "negative": Control({"members": ["class", "class", "class"]}, "not reproduced", "a zoo "
                             "of one encoder named three times: no diverse knowledge to exploit, "
-                            "so the combination is its single member", heavy=True),
+                            "so the combination is its single member", slow=True),
     }  # fmt: skip
     MIN_GAIN = 0.01  # fixed before running
 
