@@ -287,6 +287,12 @@ def test_zoo_dg_arms_name_their_members():
     (probe,) = [p for p in host.spec.eval.probes if p.name == "zoo_dg"]
     assert len(set(probe.params["runs"])) == 1 and len(probe.params["runs"]) == 3
     assert probe.params["include_self"] is False
+    seeds = ZOO.arms(ZOO.config("smoke", control="negative_seeds"))
+    members = [a.spec for a in seeds if a.labels["arm"] == "class" and a.spec.data_seed == 0]
+    assert sorted(m.seed for m in members) == [0, 100, 200]
+    assert len({m.model_dump_json(exclude={"seed"}) for m in members}) == 1
+    with pytest.raises(Exception, match="unknown members"):
+        ZOO.config("smoke", {"members": ["class", "class@x"]})
 
 
 def test_zoo_dg_probe_on_a_post_hoc_run(store):
