@@ -169,3 +169,160 @@ def test_lm_ensemble_scores_another_token_model(store):
     m = store.metrics(r.run_id)
     gain = m[(m["metric"] == "mix_gain") & (m["split"] == "val/main")]["value"]
     assert len(gain) and (gain >= -1e-9).all()  # EM never does worse than the best on dev
+
+
+RAT = CLAIMS.get("ens.ratatouille").obj
+
+
+def rat_table(rat, soup, members, train=0.97):
+    """Per seed: three soup members (held-out accuracy, validation accuracy), the two averages
+    and one trained run of each other kind; ``members[s]`` are the soup members' test accuracies
+    (the first has the best validation accuracy: ERM)."""
+    rows = []
+    for s in range(len(rat)):
+        for i, acc in enumerate(members[s]):
+            rows.append({"arm": "soup_member", "seed": s, "test": acc, "val": 0.99 - i / 100,
+                         "train": train})  # fmt: skip
+        rows.append({"arm": "rat_member", "seed": s, "test": members[s][0], "val": 0.98,
+                     "train": train})  # fmt: skip
+        for arm in ("pretrain", "aux"):
+            rows.append({"arm": arm, "seed": s, "test": 0.8, "val": 0.9, "train": train})
+        rows.append({"arm": "soup", "seed": s, "test": soup[s], "val": 0.99, "train": 1.0,
+                     "worst": soup[s] - 0.2})  # fmt: skip
+        rows.append({"arm": "ratatouille", "seed": s, "test": rat[s], "val": 0.99, "train": 1.0,
+                     "worst": rat[s] - 0.2})  # fmt: skip
+    t = pd.DataFrame(rows)
+    t["data_seed"], t["status"] = t["seed"], "done"
+    t["run_id"] = [f"r{i}" for i in range(len(t))]
+    return t
+
+
+MEMBERS = [(0.50, 0.52, 0.49), (0.51, 0.50, 0.52), (0.49, 0.50, 0.51)]  # ERM: 0.50, 0.51, 0.49
+
+
+@pytest.mark.parametrize(
+    ("rat", "soup", "train", "verdict"),
+    [
+        ([0.56, 0.565, 0.55], [0.51, 0.515, 0.50], 0.97, "reproduced"),
+        ([0.48, 0.485, 0.48], [0.51, 0.515, 0.50], 0.97, "not reproduced"),
+        ([0.56, 0.57, 0.555], [0.45, 0.46, 0.44], 0.97, "not reproduced"),  # soup < ERM
+        ([0.60, 0.48, 0.55], [0.51, 0.515, 0.50], 0.97, "inconclusive"),
+        ([0.56, 0.57, 0.555], [0.51, 0.515, 0.50], 0.6, "inconclusive"),
+    ],
+    ids=["gain", "no-gain", "soup-below-erm", "straddles", "unfit"],
+)
+def test_ratatouille_judge(rat, soup, train, verdict):
+    r = RAT.evaluate(RAT.config("smoke"), rat_table(rat, soup, MEMBERS, train))
+    assert r.verdict == verdict, r.evidence
+    assert r.statistic["erm"] == pytest.approx(0.50, abs=1e-9)
+    if verdict == "reproduced":
+        assert r.statistic["rat_minus_soup"] == pytest.approx(0.05, abs=1e-9)
+    if train < 0.9:
+        assert "did not fit" in r.evidence
+
+
+def test_ratatouille_arms_follow_the_plan():
+    arms = RAT.arms(RAT.config("smoke"))
+    by_id = {a.spec.run_id: a for a in arms}
+    seed0 = [a for a in arms if a.labels["seed"] == 0]
+    roles = [a.labels["arm"] for a in seed0]
+    assert roles.count("aux") == 3 and roles.count("soup_member") == 3
+    (pre,) = [a for a in seed0 if a.labels["arm"] == "pretrain"]
+    for name, start in (("soup", "pretrain"), ("ratatouille", "aux")):
+        (avg,) = [a for a in seed0 if a.labels["arm"] == name]
+        assert avg.spec.steps == 0 and avg.spec.model.name == "soup"
+        parents = [by_id[r].spec.model.params["run"] for r in avg.spec.model.params["runs"]]
+        assert {by_id[p].labels["arm"] for p in parents} == {start}
+        assert len(set(parents)) == (1 if start == "pretrain" else 3)
+    # negative control: one auxiliary run, shared by every ratatouille member
+    neg = [a for a in RAT.arms(RAT.config("smoke", control="negative")) if a.labels["seed"] == 0]
+    assert [a.labels["arm"] for a in neg].count("aux") == 1
+    assert len({a.spec.run_id for a in neg}) == len(neg)
+
+
+ZOO = CLAIMS.get("ens.zoo_dg").obj
+
+
+def zoo_table(em, best, train=0.97):
+    rows = []
+    for s in range(len(em)):
+        for m in ("class", "rotation", "class_mlp"):
+            rows.append({"arm": m, "seed": s, "train": train})
+        rows.append({"arm": "zoo", "seed": s, "em": em[s], "best": best[s], "gain": em[s] - best[s],
+                     "uniform": 0.5, "concat": 0.5, "oracle": 0.6, "worst_em": em[s] - 0.2,
+                     "worst_best": best[s] - 0.2, "n_used": 3.0})  # fmt: skip
+    t = pd.DataFrame(rows)
+    t["data_seed"], t["status"] = t["seed"], "done"
+    t["run_id"] = [f"r{i}" for i in range(len(t))]
+    return t
+
+
+@pytest.mark.parametrize(
+    ("em", "best", "train", "verdict"),
+    [
+        ([0.55, 0.56, 0.565], [0.50, 0.51, 0.515], 0.97, "reproduced"),
+        ([0.50, 0.51, 0.515], [0.50, 0.51, 0.515], 0.97, "not reproduced"),  # identical members
+        ([0.60, 0.50, 0.52], [0.50, 0.51, 0.515], 0.97, "inconclusive"),
+        ([0.55, 0.56, 0.57], [0.50, 0.51, 0.515], 0.5, "inconclusive"),
+    ],
+    ids=["gain", "copies", "straddles", "unfit"],
+)
+def test_zoo_dg_judge(em, best, train, verdict):
+    r = ZOO.evaluate(ZOO.config("smoke"), zoo_table(em, best, train))
+    assert r.verdict == verdict, r.evidence
+    if verdict == "reproduced":
+        assert r.statistic["gain"] == pytest.approx(0.05, abs=1e-9)
+
+
+def test_zoo_dg_arms_name_their_members():
+    arms = ZOO.arms(ZOO.config("smoke"))
+    ids = {a.spec.run_id: a.labels["arm"] for a in arms}
+    host = [a for a in arms if a.labels["arm"] == "zoo" and a.labels["seed"] == 0][0]
+    (probe,) = [p for p in host.spec.eval.probes if p.name == "zoo_dg"]
+    assert host.spec.steps == 0 and probe.params["include_self"] is True
+    assert [ids[r] for r in probe.params["runs"]] == [m for m in ZOO.config().members
+                                                     if m != "random"]  # fmt: skip
+    neg = ZOO.arms(ZOO.config("smoke", control="negative"))
+    host = [a for a in neg if a.labels["arm"] == "zoo"][0]
+    (probe,) = [p for p in host.spec.eval.probes if p.name == "zoo_dg"]
+    assert len(set(probe.params["runs"])) == 1 and len(probe.params["runs"]) == 3
+    assert probe.params["include_self"] is False
+    seeds = ZOO.arms(ZOO.config("smoke", control="negative_seeds"))
+    members = [a.spec for a in seeds if a.labels["arm"] == "class" and a.spec.data_seed == 0]
+    assert sorted(m.seed for m in members) == [0, 100, 200]
+    assert len({m.model_dump_json(exclude={"seed"}) for m in members}) == 1
+    with pytest.raises(Exception, match="unknown members"):
+        ZOO.config("smoke", {"members": ["class", "class@x"]})
+
+
+def test_zoo_dg_probe_on_a_post_hoc_run(store):
+    """Members trained on another task with the same inputs, scored per held-out domain by a
+    post-hoc run; a zoo of one member named twice gains exactly nothing."""
+    from genlab.engine import run_spec
+    from genlab.spec import parse_spec
+
+    ev = {"every": 1, "log_points": 0}
+    cnn = {"name": "cnn", "params": {"channels": [4, 8]}}
+    views = {"name": "digits_views", "params": {"label": "parity", "train_size": 200,
+                                                 "val_size": 50}}  # fmt: skip
+    member = run_spec(parse_spec({"task": views, "model": cnn, "steps": 5, "batch_size": 32,
+                                  "eval": ev}), store, progress=False)  # fmt: skip
+    target = {"name": "rotated_digits", "params": {"test_envs": [4, 5]}}
+
+    def host(runs, include_self):
+        probe = {"name": "zoo_dg", "params": {"runs": runs, "include_self": include_self,
+                                               "shifts": include_self}}  # fmt: skip
+        r = run_spec(parse_spec({"task": target, "model": cnn, "steps": 0,
+                                 "eval": {**ev, "probes": [{"name": "accuracy"}, probe]}}), store,
+                     progress=False)  # fmt: skip
+        assert r.status == "done"
+        m = store.metrics(r.run_id)
+        return m.set_index(["split", "metric"])["value"]
+
+    v = host([member.run_id], True)
+    for env in ("60deg", "75deg"):
+        assert 0 <= v[(f"test/{env}", "zoo_em")] <= 1
+        assert v[(f"test/{env}", "zoo_oracle")] >= v[(f"test/{env}", "zoo_best")]
+    assert v[("model", "weight_0")] + v[("model", "weight_1")] == pytest.approx(1.0)
+    same = host([member.run_id, member.run_id], False)
+    assert same[("test/60deg", "zoo_gain")] == pytest.approx(0.0, abs=1e-12)

@@ -104,3 +104,7 @@ def test_zoo_dg_combines_members():
     assert res.members["weight"].sum() == pytest.approx(1.0)
     assert set(res.combined) == {"em", "uniform", "concat"}
     assert all(0 <= v <= 1 for v in res.combined.values())
+    assert set(res.per_split) == set(data.test)  # one row per held-out domain
+    for accs in res.per_split.values():
+        assert set(accs) == {"em", "uniform", "concat", "best", "oracle"}
+        assert accs["oracle"] >= accs["best"]

@@ -23,7 +23,7 @@ validation accuracy (training-domain validation, DomainBed's rule), never by the
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -39,11 +39,14 @@ from genlab.ensembles.probe import SoftmaxProbe, features
 class ZooResult:
     """``members``: one row per member (``source_val``, ``target``, ``div_shift``, ``cor_shift``,
     ``weight``); ``combined``: target accuracy of ``em``, ``uniform`` and ``concat``; ``best``: the
-    member with the best source validation accuracy."""
+    member with the best source validation accuracy; ``per_split``: for each test split, the
+    accuracy of ``em``, ``uniform``, ``concat``, ``best`` (that member) and ``oracle`` (the member
+    best on that split, for reference only)."""
 
     members: pd.DataFrame
     combined: dict[str, float]
     best: str
+    per_split: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
 Feats = dict[str, tuple[Tensor, Tensor, Tensor]]
@@ -105,10 +108,19 @@ def zoo_dg(members: dict[str, nn.Module], data: TaskData, shifts: bool = True) -
     def acc(pred: Tensor) -> float:
         return (pred == yte).double().mean().item()
 
-    combined = {
-        "em": acc(torch.einsum("m,mnk->nk", w, stacked).argmax(1)),
-        "uniform": acc(stacked.mean(0).argmax(1)),
-        "concat": acc(cat.predict(torch.cat(fte, dim=1))),
+    preds = {
+        "em": torch.einsum("m,mnk->nk", w, stacked).argmax(1),
+        "uniform": stacked.mean(0).argmax(1),
+        "concat": cat.predict(torch.cat(fte, dim=1)),
     }
-    best = table.loc[table["source_val"].idxmax(), "member"]
-    return ZooResult(table, combined, str(best))
+    combined = {k: acc(p) for k, p in preds.items()}
+    i_best = int(table["source_val"].to_numpy().argmax())
+    best = table.loc[i_best, "member"]
+    per_split, start = {}, 0
+    for name, s in data.test.items():
+        sl = slice(start, start + len(s.y))
+        start = sl.stop
+        ok = {k: (p[sl] == yte[sl]).double().mean().item() for k, p in preds.items()}
+        single = (stacked[:, sl].argmax(2) == yte[sl]).double().mean(1)
+        per_split[name] = {**ok, "best": single[i_best].item(), "oracle": single.max().item()}
+    return ZooResult(table, combined, str(best), per_split)
