@@ -126,7 +126,10 @@ def test_knobs_for_data_factors():
 
 
 def test_command_count_without_listing():
-    for n, forms in ((4, ("plain", "direction", "opposite", "around")), (9, ("plain", "direction"))):
+    for n, forms in (
+        (4, ("plain", "direction", "opposite", "around")),
+        (9, ("plain", "direction")),
+    ):
         g = Grammar(n_primitives=n, templates=forms)
         assert g.n_commands == len(g.commands())
     assert Grammar().n_commands == 20_910
