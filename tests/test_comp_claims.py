@@ -248,11 +248,11 @@ def test_skill_mix_on_single_skills_is_not_reproduced():
 
 def complexity(gain: float, cost: float, val: float = 0.97, rich_val: float | None = None,
                base: float = 0.05):  # fmt: skip
-    """Jump exact match ``base`` with SCAN's 4 primitives, + ``gain`` with 16, - ``cost`` when
-    the 16-primitive commands repeat; val ``val`` (``rich_val``: the 16-primitive arms')."""
+    """Jump exact match ``base`` with SCAN's 4 primitives, + ``gain`` with 32, - ``cost`` when
+    the 32-primitive commands repeat; val ``val`` (``rich_val``: the 32-primitive arms')."""
 
     def values(labels):
-        rich = labels["primitives"] == 16
+        rich = labels["primitives"] == 32
         jump = base + gain * rich - cost * (labels["repeat"] > 1)
         v = rich_val if rich and rich_val is not None else val
         return {"val": v, "jump": jump}
@@ -281,9 +281,9 @@ def test_data_complexity_arms_share_the_rows():
     from genlab.claims import CLAIMS
 
     claim = CLAIMS.get("comp.data_complexity").obj
-    for fixed, rows in ((False, 6000), (True, 24000)):
+    for fixed, rows in ((False, 3000), (True, 12000)):
         arms = claim.arms(claim.config("full", {"distinct_fixed": fixed}))
         task = {(a.labels["primitives"], a.labels["repeat"]): a.spec.task.params for a in arms}
-        assert task[(4, 1)]["n_train"] == task[(16, 1)]["n_train"] == 6000
-        assert task[(16, 4)]["n_train"] == rows and task[(16, 4)]["repeat"] == 4
-        assert {a.spec.steps for a in arms} == {1500}
+        assert task[(4, 1)]["n_train"] == task[(32, 1)]["n_train"] == 3000
+        assert task[(32, 4)]["n_train"] == rows and task[(32, 4)]["repeat"] == 4
+        assert {a.spec.steps for a in arms} == {1000}
