@@ -203,3 +203,87 @@ def test_coverage_not_scale_on_trained_combinations_is_not_reproduced():
     r = judge("comp.coverage_not_scale", lambda _: {"val": 0.99, "heldout": 0.3, "r2": 0.5},
               seeds=3, on="val")  # fmt: skip
     assert r.verdict == "not reproduced", r.evidence
+
+
+# ---- comp.skill_mix -----------------------------------------------------------------------------
+
+
+def skills(k4: float, k5: float, val: float = 0.98, composed_val: float | None = None,
+           k1_gain: float = -0.02, base: float = 0.05):  # fmt: skip
+    """Exact match ``base`` on k = 4, 5 for the single-skill arm, + ``k4`` / ``k5`` for the
+    composed arm; val ``val`` (``composed_val``: the composed arm's)."""
+
+    def values(labels):
+        composed = labels["train_k"] == 3
+        v = composed_val if composed and composed_val is not None else val
+        return {"val": v, "k1": 0.97 + k1_gain * composed, "k4": base + k4 * composed,
+                "k5": base + k5 * composed, "heldout": 0.02 + 0.05 * composed}  # fmt: skip
+
+    return values
+
+
+@pytest.mark.parametrize(
+    ("values", "verdict"),
+    [
+        (skills(0.3, 0.2), "reproduced"),
+        (skills(0.3, 0.02), "not reproduced"),  # k <= 3 transfers to k = 4 but not to k = 5
+        (skills(0.0, 0.0), "not reproduced"),  # no transfer at all
+        (skills(0.3, 0.2, composed_val=0.8), "inconclusive"),  # the composed arm did not fit
+        (skills(0.0, 0.0, base=0.0), "inconclusive"),  # every arm at the floor
+    ],
+)
+def test_skill_mix(values, verdict):
+    r = judge("comp.skill_mix", values, seeds=3)
+    assert r.verdict == verdict, r.evidence
+
+
+def test_skill_mix_on_single_skills_is_not_reproduced():
+    """The negative control's judgement: composition training buys nothing on k = 1."""
+    r = judge("comp.skill_mix", skills(0.3, 0.2), seeds=3, on="k1")
+    assert r.verdict == "not reproduced", r.evidence
+
+
+# ---- comp.data_complexity -----------------------------------------------------------------------
+
+
+def complexity(gain: float, cost: float, val: float = 0.97, rich_val: float | None = None,
+               base: float = 0.05):  # fmt: skip
+    """Jump exact match ``base`` with SCAN's 4 primitives, + ``gain`` with 32, - ``cost`` when
+    the 32-primitive commands repeat; val ``val`` (``rich_val``: the 32-primitive arms')."""
+
+    def values(labels):
+        rich = labels["primitives"] == 32
+        jump = base + gain * rich - cost * (labels["repeat"] > 1)
+        v = rich_val if rich and rich_val is not None else val
+        return {"val": v, "jump": jump}
+
+    return values
+
+
+@pytest.mark.parametrize(
+    ("values", "verdict"),
+    [
+        (complexity(0.4, 0.2), "reproduced"),
+        (complexity(0.0, 0.0), "not reproduced"),  # more primitives do not help
+        (complexity(0.4, 0.0), "not reproduced"),  # repetition costs nothing
+        (complexity(0.4, 0.2, rich_val=0.7), "inconclusive"),  # the rich arms did not fit
+        (complexity(0.0, 0.0, base=0.0), "inconclusive"),  # every arm at the floor
+    ],
+)
+def test_data_complexity(values, verdict):
+    r = judge("comp.data_complexity", values, seeds=3)
+    assert r.verdict == verdict, r.evidence
+
+
+def test_data_complexity_arms_share_the_rows():
+    """Every arm trains on the same number of rows, the repeated one on a quarter of the distinct
+    commands; the negative control keeps them all (4x the rows, the same steps)."""
+    from genlab.claims import CLAIMS
+
+    claim = CLAIMS.get("comp.data_complexity").obj
+    for fixed, rows in ((False, 3000), (True, 12000)):
+        arms = claim.arms(claim.config("full", {"distinct_fixed": fixed}))
+        task = {(a.labels["primitives"], a.labels["repeat"]): a.spec.task.params for a in arms}
+        assert task[(4, 1)]["n_train"] == task[(32, 1)]["n_train"] == 3000
+        assert task[(32, 4)]["n_train"] == rows and task[(32, 4)]["repeat"] == 4
+        assert {a.spec.steps for a in arms} == {1000}

@@ -109,6 +109,7 @@ def test_rows_hold_the_interpretation():
         (["task.n_primitives=3", "task.split=addprim_jump"], "n_primitives"),
         (["task.n_primitives=8", "task.n_train=3", "task.n_val=0"], "n_train"),
         (["task.repeat=5", "task.n_train=3"], "n_train"),
+        (["task.n_primitives=33"], "n_primitives"),  # 1,011,753 commands: too many to list
     ],
 )
 def test_bad_knobs_name_the_field(overrides, field):
@@ -122,6 +123,16 @@ def test_knobs_for_data_factors():
     distinct = {tuple(r.tolist()) for r in rows.x}
     assert len(rows) == 600 + round(600 * 0.1 / 0.9) and len(distinct) == 201
     assert data.info.vocab_size == 3 + 8 + 5 + 2 + 2 + 10  # specials, words, actions
+
+
+def test_command_count_without_listing():
+    for n, forms in (
+        (4, ("plain", "direction", "opposite", "around")),
+        (9, ("plain", "direction")),
+    ):
+        g = Grammar(n_primitives=n, templates=forms)
+        assert g.n_commands == len(g.commands())
+    assert Grammar().n_commands == 20_910
 
 
 def _fit(model_name: str, params: dict, data, steps: int = 120):

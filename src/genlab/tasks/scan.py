@@ -34,6 +34,7 @@ SplitName = Literal[
     "jump_around_right", "around_right", "opposite_right", "right",
 ]  # fmt: skip
 Template = Literal["plain", "direction", "opposite", "around"]
+MAX_COMMANDS = 1_000_000  # every command is enumerated: 32 primitives with every form make 952k
 
 
 class ScanParams(Params):
@@ -44,7 +45,7 @@ class ScanParams(Params):
     n_train: int | None = Field(None, ge=1, description="training rows (default: all)")
     repeat: int = Field(1, ge=1, description="times each distinct training command appears")
     n_test: int | None = Field(None, ge=1, description="test rows, a random subset (default all)")
-    n_primitives: int = Field(4, ge=1, le=16, description="primitives (#54): 4 is SCAN's")
+    n_primitives: int = Field(4, ge=1, le=64, description="primitives (#54): 4 is SCAN's")
     templates: tuple[Template, ...] = Field(TEMPLATES, min_length=1, description="phrase forms")
     prim_share: float = Field(0.1, gt=0, lt=1, description="addprim: share of the bare primitive")
 
@@ -58,6 +59,13 @@ class ScanParams(Params):
             )
         if self.split == "addprim_jump" and self.n_primitives < 4:
             raise ValueError("n_primitives: addprim_jump needs 'jump', the 4th primitive (>= 4)")
+        n = self.grammar().n_commands
+        if n > MAX_COMMANDS:
+            raise ValueError(
+                f"n_primitives: {self.n_primitives} primitives with the forms "
+                f"{list(self.templates)} make {n:,} commands, more than {MAX_COMMANDS:,} "
+                "(fewer primitives or fewer templates)"
+            )
         if self.n_train is not None and self.n_train < self.repeat:
             raise ValueError(f"n_train ({self.n_train}) must be >= repeat ({self.repeat})")
         return self

@@ -78,6 +78,12 @@ class Grammar:
         """Every ``S``: a phrase, optionally repeated."""
         return tuple(f"{v} {r}".strip() for v in self.phrases for r in ("", *self.repeats))
 
+    @property
+    def n_commands(self) -> int:
+        """How many commands ``commands`` lists (without listing them)."""
+        n = len(self.sentences)
+        return n + len(self.conjunctions) * n * n
+
     def commands(self) -> list[str]:
         """Every command, in a fixed order: the sentences, then ``s1 CONJ s2`` for each pair."""
         ss = self.sentences
