@@ -97,8 +97,8 @@ class Depth(Claim):
 
     def decide(self, cfg: DepthConfig, table: pd.DataFrame) -> Decision:
         a, b, c = cfg.depths
-        per = {m: table.pivot_table(index="seed", columns="layers", values=m) for m in ("val", "test")}
-        t, v = per["test"], per["val"]
+        t = table.pivot_table(index="seed", columns="layers", values="test")
+        v = table.pivot_table(index="seed", columns="layers", values="val")
         g_ab, g_bc, v_ab = (t[b] - t[a]).dropna(), (t[c] - t[b]).dropna(), (v[b] - v[a]).dropna()
         iv_gain = Interval.of(f"test gain {a}->{b} layers", g_ab.tolist(), smallest=cfg.min_gain)
         iv_id = Interval.of(f"test gain - val gain {a}->{b}", (g_ab - v_ab).dropna().tolist(),
