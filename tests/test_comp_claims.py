@@ -287,3 +287,73 @@ def test_data_complexity_arms_share_the_rows():
         assert task[(4, 1)]["n_train"] == task[(32, 1)]["n_train"] == 3000
         assert task[(32, 4)]["n_train"] == rows and task[(32, 4)]["repeat"] == 4
         assert {a.spec.steps for a in arms} == {1000}
+
+
+# ---- comp.icl_forcing ---------------------------------------------------------------------------
+
+
+def forcing(icl: float, plain: float = 0.02, icl_val: float = 0.95, plain_val: float = 0.97):
+    """Add-jump exact match ``icl`` for the episode-trained arm, ``plain`` for plain pairs."""
+
+    def values(labels):
+        if labels["training"] == "plain":
+            return {"val": plain_val, "test": plain}
+        return {"val": icl_val, "test": icl}
+
+    return values
+
+
+@pytest.mark.parametrize(
+    ("values", "verdict"),
+    [
+        (forcing(0.5), "reproduced"),
+        (forcing(0.04), "not reproduced"),  # the forcing does not help
+        (forcing(0.5, icl_val=0.3), "inconclusive"),  # the ICL arm did not fit
+        (forcing(0.5, plain_val=0.5), "inconclusive"),  # the plain arm did not fit
+        (forcing(0.0, plain=0.0), "inconclusive"),  # every arm at the floor
+    ],
+)
+def test_icl_forcing(values, verdict):
+    r = judge("comp.icl_forcing", values, seeds=3)
+    assert r.verdict == verdict, r.evidence
+
+
+def test_icl_forcing_without_permutation_is_not_reproduced():
+    """The negative control's judgement: episodes without the forcing gain nothing."""
+    r = judge("comp.icl_forcing", forcing(0.05), seeds=3, permute=False)
+    assert r.verdict == "not reproduced", r.evidence
+    assert "icl_unforced" in r.evidence
+
+
+# ---- comp.depth ---------------------------------------------------------------------------------
+
+
+def deep(test: tuple[float, float, float], val: tuple[float, float, float] = (0.98, 0.98, 0.98)):
+    """Exact match on the template split (``test``) and on training commands (``val``) for
+    1, 2 and 4 layers."""
+    return lambda labels: {
+        "val": val[(1, 2, 4).index(labels["layers"])],
+        "test": test[(1, 2, 4).index(labels["layers"])],
+    }
+
+
+@pytest.mark.parametrize(
+    ("values", "verdict"),
+    [
+        (deep((0.2, 0.4, 0.45)), "reproduced"),
+        (deep((0.3, 0.31, 0.32)), "not reproduced"),  # depth does not help
+        (deep((0.2, 0.3, 0.6)), "not reproduced"),  # no diminishing returns
+        (deep((0.3, 0.38, 0.39), val=(0.91, 0.99, 0.99)), "not reproduced"),  # ID explains it
+        (deep((0.2, 0.4, 0.45), val=(0.5, 0.98, 0.98)), "inconclusive"),  # 1 layer did not fit
+        (deep((0.0, 0.0, 0.01)), "inconclusive"),  # every arm at the floor
+    ],
+)
+def test_depth(values, verdict):
+    r = judge("comp.depth", values, seeds=3)
+    assert r.verdict == verdict, r.evidence
+
+
+def test_depth_on_the_simple_split_is_not_reproduced():
+    """The negative control's judgement: in distribution every depth is at the ceiling."""
+    r = judge("comp.depth", deep((0.97, 0.98, 0.98)), seeds=3, split="simple")
+    assert r.verdict == "not reproduced", r.evidence
