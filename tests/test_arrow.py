@@ -35,6 +35,18 @@ def test_domain_family_tasks_have_their_own_domains_and_share_g():
         DomainFamilyParams(task=24)
 
 
+def test_heldout_shared_moves_the_heldout_tasks_only_and_keeps_old_ids():
+    p = {"shared": 0.0, "train_size": 300, "test_size": 300}
+    up = [domain_family(DomainFamilyParams(task=2, heldout_shared=h, **p), 0).test["heldout"].y
+          for h in (None, 2.0)]  # fmt: skip
+    assert torch.equal(up[0], up[1])  # an upstream task keeps its labels
+    ho = [domain_family(DomainFamilyParams(task=9, heldout_shared=h, **p), 0).test["heldout"].y
+          for h in (None, 2.0)]  # fmt: skip
+    assert 0.1 < (ho[0] == ho[1]).float().mean() < 0.9  # the held-out task now needs G
+    assert "heldout_shared" not in DomainFamilyParams().model_dump()  # run ids as before
+    assert DomainFamilyParams(heldout_shared=1.0).model_dump()["heldout_shared"] == 1.0
+
+
 def test_prototype_is_the_top_right_singular_vector_and_routing_is_top_k():
     g = torch.Generator().manual_seed(0)
     a, b = torch.randn(3, 10, generator=g), torch.randn(5, 3, generator=g)

@@ -136,3 +136,22 @@ def test_mnist1d_domains_from_the_generator():
     # the noisy environment is rougher: larger mean absolute first difference
     rough = {k: s.x.diff(dim=1).abs().mean().item() for k, s in {**a.train, **a.test}.items()}
     assert rough["noise"] > rough["base"]
+
+
+def test_shifted_digits_move_pixels_not_appearance():
+    """Circular integer shifts keep every image's pixel values (its appearance), unlike a bilinear
+    rotation, which lowers contrast: the negative control of dg.instance_norm rests on this."""
+    d = build("shifted_digits")
+    assert set(d.train) == {"0px"} and set(d.test) == {"1px", "2px", "3px"}
+    assert d.info.input_shape == (1, 8, 8)
+    x, _ = load_digits_tensors()
+    contrast = x.flatten(1).std(1).mean().item()
+    for name, s in d.test.items():
+        k = int(name[0])
+        back = torch.roll(s.x, (-k, -k), dims=(2, 3))  # the digits as loaded
+        assert (back.flatten(1)[:, None] == x.flatten(1)[None]).all(-1).any(1).all()
+        assert not torch.equal(back, s.x)  # the layout moved
+        assert s.x.flatten(1).std(1).mean().item() == pytest.approx(contrast, abs=0.02)
+    assert rotate(x, 30).flatten(1).std(1).mean() < 0.9 * contrast  # rotation: lower contrast
+    n = sum(len(s) for part in (d.train, d.val, d.test) for s in part.values())
+    assert n == 1797

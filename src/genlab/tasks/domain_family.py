@@ -19,16 +19,18 @@ A task is a linear read-out ``y = argmax_c (M x)_c``:
   with ``Gd`` a read-out of ``Vg`` (the noise too stays in ``Vg``): general data that share nothing with the tasks (the negative
   control of ``lora.knowledge_subtraction``).
 
-``shared = 0`` removes the component the task LoRAs would share. The family depends on
+``shared = 0`` removes the component the task LoRAs would share; ``heldout_shared`` (default: as
+``shared``) sets it in the held-out tasks alone (a family whose upstream tasks lack ``G`` while the
+held-out tasks need it). The family depends on
 ``family_seed``; the sample on ``data_seed``. ``info.extra["family"]`` holds the family's params.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import torch
-from pydantic import Field, model_validator
+from pydantic import Field, model_serializer, model_validator
 
 from genlab.data import Split, TaskData, TaskInfo
 from genlab.registry import Params
@@ -52,6 +54,9 @@ class DomainFamilyParams(Params):
         "shared", description="general data on the tasks' inputs, or on a subspace none uses"
     )
     general_scale: float = Field(2.0, ge=0, description="strength of the general data's component")
+    heldout_shared: float | None = Field(
+        None, ge=0, description="strength of G in held-out tasks (None: as in upstream ones)"
+    )
     shared_input: float = Field(1.0, ge=0, description="a: scale of the shared input component")
     domain_input: float = Field(1.0, ge=0, description="b: scale of the domain component")
     offset: float = Field(1.5, ge=0, description="mu: the domain's mean along e_t")
@@ -59,6 +64,14 @@ class DomainFamilyParams(Params):
     family_seed: int = Field(0, ge=0)
     train_size: int = Field(2000, ge=1)
     test_size: int = Field(1000, ge=1)
+
+    @model_serializer(mode="wrap")
+    def _without_default_heldout(self, handler: Any) -> dict[str, Any]:
+        """Families without ``heldout_shared`` serialise (and hash) as before it existed."""
+        data = handler(self)
+        if data.get("heldout_shared") is None:
+            data.pop("heldout_shared", None)
+        return data
 
     @model_validator(mode="after")
     def _fits(self) -> DomainFamilyParams:
@@ -107,13 +120,15 @@ def sample(p: DomainFamilyParams, n: int, g: torch.Generator) -> tuple[torch.Ten
         parts = torch.stack([domain(t) for t in range(p.n_upstream)], 1)[torch.arange(n), dom]
         x = p.shared_input * z(f["v0"]) + p.domain_input * parts + noise
         return x, (x @ (f["w0"] + p.general_scale * f["G"]).T).argmax(-1)
+    shared = p.shared
     if p.task < p.n_upstream:
         used, part = [p.task], domain(p.task)
     else:
         used = f["pairs"][p.task - p.n_upstream]
         part = (domain(used[0]) + domain(used[1])) / 2**0.5
+        shared = p.shared if p.heldout_shared is None else p.heldout_shared
     x = p.shared_input * z(f["v0"]) + p.domain_input * part + noise
-    m = f["w0"] + p.shared * f["G"] + p.skill * f["S"][used].sum(0)
+    m = f["w0"] + shared * f["G"] + p.skill * f["S"][used].sum(0)
     return x, (x @ m.T).argmax(-1)
 
 

@@ -82,10 +82,18 @@ class SoftmaxCollapse(Claim):
         "negative": Control({"operation": "random"}, "not reproduced", "a random table has no "
                             "rule: softmax still collapses, but neither StableMax nor perpGrad "
                             "can generalize", slow=True,
-                            open="inconclusive by the claim's own guard: on a rule-free table the "
+                            open="no valid negative control is known. This one cannot come out "
+                            "'not reproduced' whatever the arms do: on a rule-free table the "
                             "weight-decay reference arm cannot generalize either (best test 0.055 "
-                            "< 0.9), so the table is below its critical size; a trained setting "
-                            "where the reference groks and the three parts fail is not known"),
+                            "< 0.9), and the claim's own guard reads that as a table below its "
+                            "critical size (inconclusive by construction). A valid control must "
+                            "keep the reference grokking and break at least two of the three "
+                            "parts (the count rule reads one broken part as inconclusive), but the "
+                            "paper ties each part to its own mechanism (float32 softmax collapse; "
+                            "StableMax's bounded loss; perpGrad's removal of the logit-scaling "
+                            "direction), and no config knob is known to remove two: softmax in float64 "
+                            "(the paper's remedy for part 1 only) is an arm, not a setting of the "
+                            "base"),
     }  # fmt: skip
 
     def arms(self, cfg: SoftmaxCollapseConfig):
