@@ -112,7 +112,9 @@ class Creativity(Claim):
 
     def arms(self, cfg: CreativityConfig):
         task = {**WALKS, "n_train": cfg.n_train, "n_test": cfg.n_prompts}
-        probe = {"name": "creativity", "params": {"temperatures": list(cfg.temperatures),
+        # every run samples at every temperature of TEMPS (greedy included), so that the judged
+        # ``temperatures`` (and the greedy control) reuse the same runs
+        probe = {"name": "creativity", "params": {"temperatures": list(TEMPS),
                                                   "n_prompts": cfg.n_prompts}}  # fmt: skip
         base = spec(cfg, "concept_walks", task, "transformer",
                     {"d_model": cfg.width_at_1, "n_layers": 1, "n_heads": HEADS},
