@@ -357,3 +357,82 @@ def test_depth_on_the_simple_split_is_not_reproduced():
     """The negative control's judgement: in distribution every depth is at the ceiling."""
     r = judge("comp.depth", deep((0.97, 0.98, 0.98)), seeds=3, split="simple")
     assert r.verdict == "not reproduced", r.evidence
+
+
+# ---- comp.gcog ----------------------------------------------------------------------------------
+
+
+def gcog(distractor: float, systematic: float, productive: float = 0.45, val: float = 0.95,
+         systematic_base: float = 0.4):  # fmt: skip
+    """Accuracy of the GRU, plus ``distractor`` / ``systematic`` for the attention models."""
+
+    def values(labels):
+        attention = labels["arch"] != "gru"
+        return {"val": val, "distractor": 0.5 + distractor * attention,
+                "systematic": systematic_base + systematic * attention,
+                "productive": productive}  # fmt: skip
+
+    return values
+
+
+@pytest.mark.parametrize(
+    ("values", "verdict"),
+    [
+        (gcog(0.2, 0.15), "reproduced"),
+        (gcog(0.0, 0.15), "not reproduced"),  # attention does not help with distractors
+        (gcog(0.2, 0.0), "not reproduced"),  # nor on the held-out branch pair
+        (gcog(0.2, 0.15, productive=0.8), "not reproduced"),  # productive trees are solved
+        (gcog(0.2, 0.15, val=0.7), "inconclusive"),  # no model fit its training boards
+        (gcog(0.0, 0.0, systematic_base=0.1), "inconclusive"),  # systematic at chance everywhere
+    ],
+)
+def test_gcog(values, verdict):
+    r = judge("comp.gcog", values, seeds=3)
+    assert r.verdict == verdict, r.evidence
+
+
+# ---- comp.creativity ----------------------------------------------------------------------------
+
+
+def creative(peak: dict[int, float], slope: float = -0.1, utility: float = 0.95):
+    """Creativity at T = 1 per depth (``peak``, the smoke depths 1, 2, 4); utility falls and
+    novelty rises with temperature when ``slope`` < 0 (a trade-off), both rise when > 0."""
+    from genlab.claims.comp.creativity import TEMPS, tag
+
+    def values(labels):
+        out = {}
+        for t in TEMPS:
+            out[f"u{tag(t)}"] = utility + slope * t
+            out[f"n{tag(t)}"] = 0.05 + 0.1 * t
+            out[f"c{tag(t)}"] = peak[labels["depth"]] * t
+        return out
+
+    return values
+
+
+INTERIOR = {1: 0.05, 2: 0.1, 4: 0.06}
+
+
+@pytest.mark.parametrize(
+    ("values", "verdict"),
+    [
+        (creative(INTERIOR), "reproduced"),
+        (creative({1: 0.05, 2: 0.08, 4: 0.12}), "not reproduced"),  # deepest is most creative
+        (creative({1: 0.12, 2: 0.08, 4: 0.05}), "not reproduced"),  # shallowest is
+        (creative(INTERIOR, slope=0.05), "not reproduced"),  # utility rises with novelty
+        (creative(INTERIOR, utility=0.6), "inconclusive"),  # walks invalid at T = 0.5: no fit
+        (creative({1: -0.005, 2: -0.004, 4: -0.005}), "inconclusive"),  # at the floor (+ jitter)
+    ],
+)
+def test_creativity(values, verdict):
+    r = judge("comp.creativity", values, seeds=3)
+    assert r.verdict == verdict, r.evidence
+
+
+def test_creativity_width_keeps_compute():
+    from genlab.claims.comp.creativity import width
+
+    widths = {d: width(d, 128) for d in (1, 2, 4, 8)}
+    assert widths == {1: 128, 2: 92, 4: 64, 8: 44}
+    compute = [d * w**2 for d, w in widths.items()]  # non-embedding parameters / 12
+    assert max(compute) / min(compute) < 1.1

@@ -7,7 +7,7 @@ are trees in prefix notation: ``EXIST s c`` (yes/no), ``COLOR s`` (the colour of
 and whose branches are instructions. Three out-of-distribution tests, as in the paper:
 
 - ``test/distractor``: the training tasks on boards with ``distractor_objects`` objects (training
-  boards have ``1..train_objects``);
+  boards have ``1..train_objects``; ``distractor_objects == train_objects`` is no shift, a control);
 - ``test/systematic``: depth-2 trees ``IF EXIST (then) (else)`` with the branch pair
   (``SHAPE``, ``COLOR``), which training never has (it has the other three pairs);
 - ``test/productive``: depth-3 trees (training has depth 1 and 2).
@@ -53,8 +53,8 @@ class GCogParams(Params):
             raise ValueError(
                 f"distractor_objects: {most} objects need as many distinct shapes, colours, cells"
             )
-        if self.distractor_objects <= self.train_objects:
-            raise ValueError("distractor_objects must exceed train_objects")
+        if self.distractor_objects < self.train_objects:  # equal: no shift (a control)
+            raise ValueError("distractor_objects must be at least train_objects")
         return self
 
 

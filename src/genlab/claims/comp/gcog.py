@@ -1,0 +1,130 @@
+"""``comp.gcog`` (Ito et al., ICLR 2024, gCOG, #41): attention helps distractor and systematic
+generalization; no architecture generalizes productively.
+
+gCOG-lite (``tasks/gcog.py``): a board of distinct coloured shapes and an instruction tree in
+prefix notation (``EXIST``, ``COLOR``, ``SHAPE``, ``IF``); one answer token per row. Three models
+read the board and the instruction: a GRU encoder-decoder without attention (the board is
+squeezed into one state), a 2-layer decoder-only transformer (one stream: board, then
+instruction) and a 1+2-layer encoder-decoder transformer whose instruction cross-attends to the
+board. Accuracy on three shifted splits: ``distractor`` (6 objects instead of 1-3), ``systematic``
+(the held-out ``IF`` branch pair ``SHAPE``/``COLOR``), ``productive`` (depth-3 trees; training has
+depth 1-2).
+
+Differences from Ito et al. (checked against their code, IBM/gcog): a 5 x 5 symbolic board with 6
+shapes x 6 colours (theirs: 10 x 10, 26 letters x 10 colours, as symbols or pixels); operators
+``EXIST``/``COLOR``/``SHAPE``/``IF`` only (theirs add ``go`` to a location and sum/product parity
+operators); trees of depth 1-3 (theirs go deeper). Their GRU (512 units, AdamW 1e-4) sees the whole
+flattened board concatenated to every rule token; ours is an encoder-decoder without attention that
+reads the board cell by cell into one 128-unit state, then the instruction (the "no attention"
+contrast is kept, the input format is not). Their models are larger and trained to convergence;
+ours are 110-160k parameters trained from scratch for a CPU budget (Adam, batches of 64, see
+``budgets``); no Perceiver, no BERT-style single-stream encoder, no depth sweep. Distractor and
+systematic results are judged relative to the GRU (the paper's no-attention baseline); "no
+architecture generalizes productively" becomes "every model stays below 0.6" (our depth-3 trees
+answer with a colour or a shape, chance 1/6, and reading either branch's answer is a shortcut worth
+up to about 0.5).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+from pydantic import Field
+
+from genlab.claims import register
+from genlab.claims.base import Claim, Control, Decision, Ref
+from genlab.claims.comp._common import TrainConfig, paired, spec
+from genlab.claims.guards import Fit, Floor, Interval, combine
+from genlab.claims.measures import Final
+from genlab.design import Design
+from genlab.report.claim_figures import ArmBars
+
+ARCHS = {
+    "gru": ("seq2seq_rnn", {"cell": "gru", "hidden": 128, "embed_dim": 64, "attention": False}),
+    "decoder": ("transformer", {"d_model": 64, "n_layers": 2, "n_heads": 4}),
+    "cross_attention": ("seq2seq_transformer",
+                        {"d_model": 64, "n_heads": 4, "enc_layers": 1, "dec_layers": 2}),
+}  # fmt: skip
+ATTENTION = ("decoder", "cross_attention")
+
+
+class GCogConfig(TrainConfig):
+    lr: float = Field(3e-3, gt=0)
+    n_train: int = Field(20_000, ge=1)
+    n_test: int = Field(500, ge=1, description="rows per test split")
+    train_objects: int = Field(3, ge=1, description="training boards hold 1..this many objects")
+    distractor_objects: int = Field(6, ge=1, description="objects on the distractor split's boards")
+    min_gain: float = Field(0.05, gt=0, description="attention - GRU the claim states")
+    productive_ceiling: float = Field(0.6, gt=0, le=1, description="every model stays below")
+
+
+class GCog(Claim):
+    """Attention beats a GRU on distractor and systematic splits; nothing is productive (#41)."""
+
+    id = "comp.gcog"
+    papers = (Ref(41, "Ito et al. 2024 (ICLR)", "On the generalization capacity of neural "
+                  "networks during generic multimodal reasoning (gCOG)"),)  # fmt: skip
+    statement = (
+        "On gCOG-lite, a decoder-only transformer and a cross-attention encoder-decoder each beat "
+        "a GRU without attention by >= 0.05 in accuracy on the distractor and the systematic "
+        "splits (paired-seed 95% CI above 0), and every model stays below 0.6 on the productive "
+        "split (95% CI below 0.6)."
+    )
+    Config = GCogConfig
+    budgets = {"smoke": {"steps": 150, "n_train": 3000, "n_test": 200, "seeds": 2},
+               "full": {"steps": 1500, "seeds": 3}}  # fmt: skip
+    measures = {"val": Final("val/main"), "distractor": Final("test/distractor"),
+                "systematic": Final("test/systematic"),
+                "productive": Final("test/productive")}  # fmt: skip
+    fit = Fit("val", 0.9)
+    floor = Floor("systematic", 0.2)  # answers are a colour or a shape: chance 1/6
+    figure = ArmBars("distractor", by="arch", lines=(("chance", 1 / 6),))
+    controls = {
+        "negative": Control({"distractor_objects": 3}, "not reproduced",
+                            "the 'distractor' boards hold as many objects as training boards "
+                            "(no shift): the models that fit their training boards are not told "
+                            "apart there, so attention's >= 0.05 advantage on distractors fails",
+                            budget="full", heavy=True,
+                            open="measured at full (1,500 steps, 3 seeds): inconclusive, the GRU "
+                            "does not fit (val 0.863 < 0.9, the same runs as the claim's), and on "
+                            "the no-shift boards attention still leads: decoder - GRU +0.168 "
+                            "[0.068, 0.268], cross-attention - GRU +0.130 [-0.041, 0.301], so part "
+                            "of the distractor gap is the GRU's in-distribution deficit"),
+        "positive": Control({}, "reproduced", "the full budget shows the pattern", budget="full",
+                            heavy=True,
+                            open="measured at full: inconclusive, the GRU does not fit (val 0.904, "
+                            "0.852, 0.832 < 0.9); systematic gains straddle 0"),
+    }  # fmt: skip
+
+    def arms(self, cfg: GCogConfig):
+        task = {"n_train": cfg.n_train, "n_val": 500, "n_test": cfg.n_test,
+                "train_objects": cfg.train_objects,
+                "distractor_objects": cfg.distractor_objects}  # fmt: skip
+        base = spec(cfg, "gcog", task, *ARCHS["gru"])
+        arch = {a: {"model.name": m, "model.params": p} for a, (m, p) in ARCHS.items()}
+        return Design(base, axes={"arch": arch}, seeds=cfg.seeds).expand()
+
+    def decide(self, cfg: GCogConfig, table: pd.DataFrame) -> Decision:
+        ivs, stats = [], {}
+        for split in ("distractor", "systematic"):
+            for a in ATTENTION:
+                gain = paired(table, split, {"arch": a}, {"arch": "gru"})
+                ivs.append(Interval.of(f"{split}: {a} - gru", gain, smallest=cfg.min_gain))
+                stats[f"{split}_{a}_minus_gru"] = ivs[-1].estimate
+        for a in ARCHS:
+            v = table.loc[table["arch"] == a, "productive"].tolist()
+            ivs.append(Interval.of(f"productive: {a}", v, null=cfg.productive_ceiling,
+                                   smallest=cfg.productive_ceiling, above=False))  # fmt: skip
+        means = table.groupby("arch")[list(self.measures)].mean()
+        for a in ARCHS:
+            for m in self.measures:
+                stats[f"{m}_{a}"] = means.loc[a, m] if a in means.index else float("nan")
+        accs = "; ".join(f"{a} val {stats[f'val_{a}']:.3f}, distractor "
+                         f"{stats[f'distractor_{a}']:.3f}, systematic "
+                         f"{stats[f'systematic_{a}']:.3f}, productive "
+                         f"{stats[f'productive_{a}']:.3f}" for a in ARCHS)  # fmt: skip
+        sentence = (f"Accuracy over {cfg.seeds} seeds: {accs}. "
+                    + "; ".join(iv.text() for iv in ivs) + ".")  # fmt: skip
+        return Decision(combine([iv.verdict() for iv in ivs]), stats, sentence, ivs)
+
+
+register(GCog())
