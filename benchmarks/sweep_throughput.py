@@ -22,7 +22,7 @@ training steps alone cannot reach it; whatever vmap gains beyond ``step_speedup`
 work the pool repeats per run (start-up, evaluation, store writes). Measured Dec 1 2026 on the
 MLP: the stacked step spends ~60% of its time in ``bmm`` at about the matmul peak, and a
 hand-written ``baddbmm`` step of the same MLP is only ~10% faster than the vmapped one (7.5 vs
-8.4 ms for 16 replicas, one thread).
+8.4 ms for 16 replicas, one thread, CPU time at load average 3-6).
 
     .venv/bin/python benchmarks/sweep_throughput.py [--workload mlp|transformer|both] [--repeat 3]
 """
