@@ -96,7 +96,7 @@ def test_accuracy_matrix_is_read_at_the_experience_boundaries():
 # ---- methods ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("method", ["finetune", "joint", "replay", "ewc", "model_zoo"])
+@pytest.mark.parametrize("method", ["finetune", "joint", "replay", "ewc", "model_zoo", "fast_slow"])
 def test_every_method_takes_real_steps_and_fills_the_matrix(method, store):
     s = parse_spec(spec(method))
     before = [p.detach().clone() for p in prepare(s).model.parameters()]
@@ -128,6 +128,37 @@ def test_ewc_penalty_is_zero_in_the_first_experience_and_not_after(store):
     pen = m[m["metric"] == "ewc_penalty"].set_index("step")["value"]
     assert (pen[pen.index <= 20] == 0).all()
     assert (pen[pen.index > 25] > 0).all()
+
+
+def test_fast_slow_restarts_each_experience_from_the_moved_slow_weights():
+    from genlab.data import TaskInfo
+    from genlab.methods.cl_fast_slow import FastSlow, FastSlowParams
+
+    info = TaskInfo("classification", 2, (2,), extra={"experiences": 2, "classes": [[0, 1]] * 2})
+    method = FastSlow(FastSlowParams(slow_rate=0.25), info)
+    model = torch.nn.Linear(2, 2)
+    init = [p.detach().clone() for p in model.parameters()]
+    method.before_experience(model, 0)  # the slow weights start at the initialisation
+    method.pool.add(torch.randn(8, 2), torch.randint(2, (8,)), 0)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(1.0)  # what training on experience 0 did to the fast weights
+    method.before_experience(model, 1)
+    for p, p0, a in zip(model.parameters(), init, method.anchors[0], strict=True):
+        assert torch.allclose(a, p0 + 1.0)  # step 1: the fast weights consolidated as EWC
+        assert torch.allclose(p, p0 + 0.25)  # step 2: slow moved a quarter; fast restart there
+    state = method.state_dict()
+    again = FastSlow(FastSlowParams(slow_rate=0.25), info)
+    again.load_state_dict(state)
+    assert all(torch.equal(a, b) for a, b in zip(again.slow, method.slow, strict=True))
+
+
+def test_fast_slow_at_slow_rate_one_is_ewc(store):
+    runs = []
+    for name, params in (("ewc", {}), ("fast_slow", {"slow_rate": 1.0})):
+        s = parse_spec({**spec(name, steps=40), "method": {"name": name, "params": params}})
+        runs.append(run_spec(s, store, progress=False).final)
+    assert runs[0] == pytest.approx(runs[1], rel=1e-6)  # s + (f - s) rounds, nothing else
 
 
 def test_replay_buffer_stays_bounded_and_balanced():

@@ -40,9 +40,9 @@ def continual_base(cfg: ContinualConfig) -> dict[str, Any]:
     return base
 
 
-def _learned(m) -> float:
+def _learned(m, first: int = 0) -> float:
     r, _ = accuracy_matrix(m)
-    return float(np.mean(np.diag(r))) if len(r) else float("nan")
+    return float(np.mean(np.diag(r)[first:])) if len(r) > first else float("nan")
 
 
 MEASURES = {
@@ -54,15 +54,24 @@ MEASURES = {
 }  # fmt: skip
 
 
+INCOMING = Derived(
+    lambda m: _learned(m, first=1),
+    "mean over j >= 1 of R[j, j]: each new "
+    "experience just after learning it (few-shot generalization on incoming tasks)",
+)
+
+
 def lr_axis(cfg: ContinualConfig) -> dict[str, dict[str, float]]:
     """The learning-rate axis (label ``lr``)."""
     return {"lr": {lr: {"optimizer.lr": lr} for lr in cfg.lrs}}
 
 
-def at_best_lr(table, measure: str = "avg_accuracy"):
-    """Per seed (rows) and method (columns): ``measure`` at the method's best learning rate, the
-    one with the highest mean over seeds (the same selection for every arm)."""
-    means = table.groupby(["method", "lr"])[measure].mean()
+def at_best(table, measure: str = "avg_accuracy", over: tuple[str, ...] = ("lr",)):
+    """Per seed (rows) and method (columns): ``measure`` at the method's best setting of the
+    ``over`` labels, the one with the highest mean average accuracy over seeds (the same oracle
+    selection for every arm); also the chosen setting per method."""
+    means = table.groupby(["method", *over])["avg_accuracy"].mean()
     best = {m: means[m].idxmax() for m in table["method"].unique()}
-    rows = table[[best[m] == lr for m, lr in zip(table["method"], table["lr"], strict=True)]]
+    key = table[list(over)].apply(lambda r: r.iloc[0] if len(over) == 1 else tuple(r), axis=1)
+    rows = table[[best[m] == k for m, k in zip(table["method"], key, strict=True)]]
     return rows.pivot_table(index="seed", columns="method", values=measure), best

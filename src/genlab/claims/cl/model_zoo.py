@@ -18,7 +18,7 @@ from pydantic import Field
 
 from genlab.claims import register
 from genlab.claims.base import Claim, Control, Decision, Ref
-from genlab.claims.cl._common import MEASURES, ContinualConfig, at_best_lr, continual_base, lr_axis
+from genlab.claims.cl._common import MEASURES, ContinualConfig, at_best, continual_base, lr_axis
 from genlab.claims.guards import Fit, Floor, Interval
 from genlab.design import Design
 from genlab.report.claim_figures import ArmBars
@@ -77,7 +77,7 @@ class ModelZoo(Claim):
         return Design(continual_base(cfg), axes=axes, seeds=cfg.seeds).expand()
 
     def decide(self, cfg: ZooConfig, table: pd.DataFrame) -> Decision:
-        acc, lrs = at_best_lr(table)
+        acc, lrs = at_best(table)
         others = acc.drop(columns="model_zoo")
         best = others.mean().idxmax()
         iv = Interval.of(f"model_zoo - {best}", (acc["model_zoo"] - acc[best]).tolist(),
