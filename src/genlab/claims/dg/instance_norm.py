@@ -7,7 +7,10 @@ GTA5 -> Cityscapes and ImageNet, real appearance shifts where ours are synthetic
 
 Negative control: the same CNNs on ``shifted_digits`` (trained on ``0px``, scored on digits
 rolled by 1-3 pixels), a layout-only shift that leaves every image's pixel values (its
-appearance) unchanged, over 20 seeds (the spread of the gain needs them to decide against 0.01).
+appearance) unchanged. Both at full budget over 20 seeds: the seed-to-seed spread of the gain (sd
+~0.03, measured on the control) leaves a CI of +-0.036 at 5 seeds, too wide to decide either way
+against the 0.01 margin (the full budget had 5 seeds until Dec 1; its verdict was inconclusive
+at both counts).
 """
 
 from __future__ import annotations
@@ -54,21 +57,20 @@ class InstanceNorm(Claim):
         "is below 0.01."
     )
     Config = InstanceNormConfig
-    budgets = {"smoke": {"steps": 301}, "full": {"steps": 1001, "seeds": 5}}
+    budgets = {"smoke": {"steps": 301}, "full": {"steps": 1001, "seeds": 20}}
     MIN_GAIN = 0.01  # fixed before running
     measures = {"heldout": HELDOUT, "val": VAL}
     fit = Fit("val", 0.8)
     floor = Floor("heldout", 0.15)
     figure = ArmBars("heldout", by="norm")
     controls = {"negative": Control(
-        {"shift": "translation", "seeds": 20}, "not reproduced", "IBN-Net's logic: IN removes "
+        {"shift": "translation"}, "not reproduced", "IBN-Net's logic: IN removes "
         "what instance statistics carry (contrast, brightness, colour), BN keeps content; digits "
         "shifted by whole pixels (circularly) keep every pixel value, so the held-out "
         "environments differ in layout only and IN has nothing to remove (rotation, the old "
         "control, is no such shift: bilinear rotation lowers every image's contrast, std 0.377 -> "
-        "0.315, and IBN-a gains there, +0.022 [0.009, 0.036] over 20 seeds). 20 seeds: at the "
-        "claim's 5 the seed-to-seed spread of the gain (sd ~0.03) leaves a CI of +-0.036, too "
-        "wide to fall below the 0.01 margin", budget="full", heavy=True)}  # fmt: skip
+        "0.315, and IBN-a gains there, +0.022 [0.009, 0.036] over 20 seeds)", budget="full",
+        heavy=True)}  # fmt: skip
 
     def arms(self, cfg: InstanceNormConfig):
         cnn = {"name": "cnn", "params": {"channels": cfg.channels, "ibn_blocks": cfg.ibn_blocks,
