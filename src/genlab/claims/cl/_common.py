@@ -56,8 +56,8 @@ MEASURES = {
 
 INCOMING = Derived(
     lambda m: _learned(m, first=1),
-    "mean over j >= 1 of R[j, j]: each new "
-    "experience just after learning it (few-shot generalization on incoming tasks)",
+    "mean over j >= 1 of R[j, j]: each new experience just after learning it (few-shot "
+    "generalization on incoming tasks)",
 )
 
 
