@@ -96,7 +96,7 @@ class Depth(Claim):
     def arms(self, cfg: DepthConfig):
         task = {"split": cfg.split, "n_val": cfg.n_val, "n_test": cfg.n_test}
         base = spec(cfg, "scan", task, "seq2seq_transformer", {"n_heads": 4}, ("exact_match",))
-        base["optimizer"]["warmup_steps"] = min(100, cfg.steps // 10)
+        base["optimizer"].update(warmup_steps=min(100, cfg.steps // 10), decay="cosine")
         layers = {n: {"model.enc_layers": n, "model.dec_layers": n, "model.d_model": w}
                   for n, w in zip(cfg.depths, cfg.widths, strict=True)}  # fmt: skip
         return Design(base, axes={"layers": layers}, seeds=cfg.seeds).expand()
