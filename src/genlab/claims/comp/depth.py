@@ -15,7 +15,7 @@ reports has nothing to appear in there.
 Differences from Petty et al.: no language-model pretraining (the catalogue row's scaled-down
 protocol), encoder-decoder models trained from scratch on SCAN instead of decoder-only LMs of
 41M-374M parameters fine-tuned on COGS, COGS-vf, GeoQuery and English passivization; 1/2/4 layers
-(no 8), 3 seeds (not 5), a few thousand CPU steps; "not explained by in-distribution accuracy" is
+(no 8), 3 seeds (not 5), 1,000 CPU steps; "not explained by in-distribution accuracy" is
 judged per seed as the test gain beyond the val gain (they compare curves across model sizes).
 """
 
