@@ -13,14 +13,20 @@ from .conftest import TINY
 def test_run_id_is_stable_and_fills_defaults(tiny_spec):
     again = load_run_spec("grokking", TINY)
     assert again.run_id == tiny_spec.run_id
-    explicit = load_run_spec("grokking", [*TINY, 'task.operation="add"', "optimizer.momentum=0.0"])
+    explicit = load_run_spec(
+        "grokking",
+        [*TINY, 'task.operation="add"', "optimizer.momentum=0.0", 'optimizer.decay="constant"'],
+    )
     assert explicit.run_id == tiny_spec.run_id  # writing a default out changes nothing
     assert (
         tiny_spec.task.params["train_fraction"] == 0.7
     )  # the preset's, filled in: defaults are part of the spec
 
 
-@pytest.mark.parametrize("override", ["seed=1", "data_seed=1", "task.p=13", "optimizer.lr=0.005"])
+@pytest.mark.parametrize(
+    "override",
+    ["seed=1", "data_seed=1", "task.p=13", "optimizer.lr=0.005", 'optimizer.decay="cosine"'],
+)
 def test_any_change_changes_the_run_id(tiny_spec, override):
     assert load_run_spec("grokking", [*TINY, override]).run_id != tiny_spec.run_id
 
@@ -94,3 +100,29 @@ def test_overrides_parse_toml_values_and_expand_params():
 def test_parse_spec_reports_missing_fields():
     with pytest.raises(SpecError, match="steps: Field required"):
         parse_spec({"task": {"name": "modular_arithmetic"}, "model": {"name": "mlp"}})
+
+
+def test_cosine_decay_after_warm_up():
+    """Warm-up, then the full rate falling along half a cosine to 0 at the last step; without
+    ``decay`` the rate stays constant after the warm-up (as before the field existed)."""
+    import torch
+
+    from genlab.engine.optim import build_scheduler
+    from genlab.spec import OptimizerSpec
+
+    def rates(decay: str) -> list[float]:
+        opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+        sched = build_scheduler(opt, OptimizerSpec(warmup_steps=4, decay=decay), steps=14)
+        out = []
+        for _ in range(14):
+            out.append(opt.param_groups[0]["lr"])
+            opt.step()
+            sched.step()
+        return out
+
+    warm = [0.25, 0.5, 0.75]
+    assert rates("constant") == pytest.approx([*warm, *[1.0] * 11])
+    cos = rates("cosine")
+    assert cos[:5] == pytest.approx([*warm, 1.0, 1.0])  # the warm-up ends at the full rate
+    assert cos[9] == pytest.approx(0.5)  # half-way through the 10 decay steps
+    assert all(a > b for a, b in zip(cos[4:], cos[5:], strict=False)) and 0 < cos[-1] < 0.03

@@ -72,7 +72,8 @@ ADAM_EPS = 1e-8  # torch's default; specs that keep it serialise (and hash) as b
 
 
 class OptimizerSpec(_Strict):
-    """The optimiser: AdamW, Adam or SGD, linear warm-up, optional gradient clipping."""
+    """The optimiser: AdamW, Adam or SGD, linear warm-up, then a constant or cosine learning rate,
+    optional gradient clipping."""
 
     name: Literal["adamw", "adam", "sgd"] = "adamw"
     lr: float = Field(1e-3, gt=0)
@@ -81,6 +82,10 @@ class OptimizerSpec(_Strict):
     eps: float = Field(ADAM_EPS, gt=0, description="Adam's epsilon (Prieto et al. use 1e-25)")
     momentum: float = Field(0.0, ge=0, lt=1)
     warmup_steps: int = Field(0, ge=0)
+    decay: Literal["constant", "cosine"] = Field(
+        "constant",
+        description="after the warm-up: constant, or a cosine down to 0 at the last step",
+    )
     grad_clip: float | None = Field(None, gt=0)
 
 
@@ -196,8 +201,8 @@ class RunSpec(_Strict):
 
     @model_serializer(mode="wrap")
     def _without_empty_imports(self, handler: Any) -> dict[str, Any]:
-        """Specs without plugins, without ``fed``, or with Adam's default epsilon, serialise (and
-        hash) exactly as before those fields existed."""
+        """Specs without plugins, without ``fed``, with Adam's default epsilon or a constant learning
+        rate, serialise (and hash) exactly as before those fields existed."""
         data = handler(self)
         if not data.get("imports"):
             data.pop("imports", None)
@@ -205,6 +210,8 @@ class RunSpec(_Strict):
             data.pop("fed", None)
         if isinstance(data.get("optimizer"), dict) and data["optimizer"].get("eps") == ADAM_EPS:
             data["optimizer"].pop("eps")
+        if isinstance(data.get("optimizer"), dict) and data["optimizer"].get("decay") == "constant":
+            data["optimizer"].pop("decay")
         return data
 
     def canonical_json(self) -> str:

@@ -1,6 +1,9 @@
-"""Optimisers and the warm-up schedule from an ``OptimizerSpec``."""
+"""Optimisers and the learning-rate schedule (warm-up, then constant or cosine) from an
+``OptimizerSpec``."""
 
 from __future__ import annotations
+
+import math
 
 import torch
 from torch import nn
@@ -19,10 +22,17 @@ def build_optimizer(model: nn.Module, spec: OptimizerSpec) -> torch.optim.Optimi
 
 
 def build_scheduler(
-    optimizer: torch.optim.Optimizer, spec: OptimizerSpec
+    optimizer: torch.optim.Optimizer, spec: OptimizerSpec, steps: int
 ) -> torch.optim.lr_scheduler.LambdaLR:
-    """Linear warm-up over ``warmup_steps``, then constant (Power et al. warm up for 10 steps)."""
-    warm = spec.warmup_steps
-    return torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: min(1.0, (s + 1) / warm) if warm else 1.0
-    )
+    """Linear warm-up over ``warmup_steps`` (Power et al. warm up for 10 steps), then constant, or
+    with ``decay="cosine"`` half a cosine from the full rate to 0 at step ``steps``."""
+    warm, cosine = spec.warmup_steps, spec.decay == "cosine"
+
+    def factor(s: int) -> float:  # LambdaLR: step s + 1 trains at lr * factor(s)
+        if s < warm:
+            return (s + 1) / warm
+        if not cosine:
+            return 1.0
+        return 0.5 * (1.0 + math.cos(math.pi * min(1.0, (s - warm) / max(1, steps - warm))))
+
+    return torch.optim.lr_scheduler.LambdaLR(optimizer, factor)

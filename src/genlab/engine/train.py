@@ -101,7 +101,7 @@ def prepare(spec: RunSpec) -> Prepared:
         p = PROBES.get(comp.name)
         probes.append((p.obj, p.params.model_validate(comp.params)))
     return Prepared(
-        spec, data, model, method, optimizer, build_scheduler(optimizer, spec.optimizer),
+        spec, data, model, method, optimizer, build_scheduler(optimizer, spec.optimizer, spec.steps),
         BatchSampler(data.train, spec.batch_size, gen), probes,
     )  # fmt: skip
 

@@ -97,6 +97,7 @@ def resolve(spec: RunSpec) -> None:
         "eval.probes": (bool(spec.eval.probes), "[] (graph runs measure their own metrics)"),
         "stop": (bool(spec.stop), "[] (every round runs)"),
         "optimizer.warmup_steps": (opt.warmup_steps != 0, "0"),
+        "optimizer.decay": (opt.decay != "constant", "constant"),
         "optimizer.grad_clip": (opt.grad_clip is not None, "null"),
         "dtype": (spec.dtype != "float32", "float32"),
     }

@@ -98,7 +98,7 @@ class DecoderBlock(nn.Module):
 
 
 class TransformerSeq2Seq(Seq2SeqBase):
-    """Embedding (scaled by sqrt(d)) + positions, encoder blocks, decoder blocks, read-out."""
+    """Embedding (std d^-1/2, scaled by sqrt(d)) + positions, encoder blocks, decoder blocks, read-out."""
 
     def __init__(self, p: TransformerSeq2SeqParams, info: TaskInfo) -> None:
         super().__init__(info)
@@ -107,6 +107,10 @@ class TransformerSeq2Seq(Seq2SeqBase):
         self.d = p.d_model
         longest = int(info.extra.get("max_length", info.seq_len or 512))
         self.embed = nn.Embedding(info.vocab_size, p.d_model)
+        # Vaswani et al. scale the embedding by sqrt(d), which assumes it starts at std d^-1/2
+        # (tensor2tensor's init): torch's N(0, 1) would start the tokens sqrt(d) times louder
+        # than the positions (8.5x at d = 72), and the decoder could barely tell them apart.
+        nn.init.normal_(self.embed.weight, std=p.d_model**-0.5)
         if p.positional == "learned":
             self.pos = nn.Parameter(torch.randn(longest, p.d_model) * 0.02)
         else:
