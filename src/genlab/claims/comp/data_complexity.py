@@ -98,7 +98,9 @@ class DataComplexity(Claim):
                             "every arm fits (val 0.95-1.00); jump exact match 0.033 with 4 "
                             "primitives, 0.285 with 32, 0.224 with 32 repeated 4x; the gain "
                             "0.252 [0.204, 0.300] holds, the cost 0.061 [-0.057, 0.179] (seeds "
-                            "0.006 / 0.084 / 0.092) straddles 0: inconclusive"),
+                            "0.006 / 0.084 / 0.092) straddles 0: inconclusive; 8 seeds "
+                            "(exploratory): gain 0.263 [0.173, 0.354], cost -0.024 [-0.132, "
+                            "0.084]"),
     }  # fmt: skip
 
     def arms(self, cfg: ComplexityConfig):
