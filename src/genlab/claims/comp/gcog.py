@@ -104,7 +104,8 @@ class GCog(Claim):
                             "0.910 / 0.946 / 0.993), distractor gains +0.362 [0.309, 0.415] and "
                             "+0.483 [0.139, 0.828], cross-attention's systematic gain +0.197 "
                             "[0.052, 0.341] and productive < 0.6 hold, but the decoder's "
-                            "systematic gain straddles 0 (-0.013 [-0.126, 0.099]): inconclusive"),
+                            "systematic gain straddles 0 (-0.013 [-0.126, 0.099]): inconclusive; "
+                            "8 seeds (exploratory): +0.060 [-0.013, 0.132], still straddling"),
     }  # fmt: skip
 
     def arms(self, cfg: GCogConfig):
