@@ -247,6 +247,24 @@ def test_a_reproduced_verdict_needs_a_negative_control_that_fails(verdict, open_
         id = "stub.open"
         controls = {"negative": Control({}, "not reproduced", "why", open=open_)}
 
-    out = Stub().open_negative(ClaimResult("stub.open", verdict, {}, "Evidence."))
+    out = Stub().recorded(ClaimResult("stub.open", verdict, {}, "Evidence."))
     assert out.verdict == expect
     assert ("negative control negative does not fail" in out.evidence) == (expect != verdict)
+
+
+@pytest.mark.parametrize(("verdict", "expect"), [
+    ("not reproduced", "inconclusive"),
+    ("reproduced", "reproduced"),
+    ("inconclusive", "inconclusive"),
+])  # fmt: skip
+def test_a_reconstructed_method_cannot_refute_its_paper(verdict, expect):
+    from genlab.claims.base import ClaimResult
+
+    class Stub(Claim):
+        id = "stub.reconstructed"
+        controls = {"negative": Control({}, "not reproduced", "why")}
+        reconstruction = "read from the abstract"
+
+    out = Stub().recorded(ClaimResult("stub.reconstructed", verdict, {}, "Evidence."))
+    assert out.verdict == expect
+    assert ("does not refute the paper" in out.evidence) == (verdict == "not reproduced")

@@ -129,6 +129,9 @@ class Claim:
     replicates: ClassVar[tuple[str, ...]] = REPLICATES
     figure: ClassVar[Any] = None
     controls: ClassVar[dict[str, Control]] = {}
+    # non-empty when the method is genlab's reconstruction of the paper's (its rules unavailable):
+    # what was reconstructed and from what; a failure of the reconstruction refutes no paper
+    reconstruction: ClassVar[str] = ""
 
     # ---- what a claim is --------------------------------------------------------------------
 
@@ -203,6 +206,7 @@ class Claim:
                              **({"open": c.open} if c.open else {})}
                          for k, c in self.controls.items()},
             "budgets": {k: v for k, v in self.budgets.items()},
+            **({"reconstruction": self.reconstruction} if self.reconstruction else {}),
         }  # fmt: skip
 
     # ---- what a claim implements ------------------------------------------------------------
@@ -246,19 +250,29 @@ class Claim:
         """The verdict on the store's ``runs`` rows and long-format ``metrics`` of ``arms(cfg)``."""
         return self.evaluate(cfg, self.run_table(self.arms(cfg), runs, metrics))
 
-    def open_negative(self, result: ClaimResult) -> ClaimResult:
-        """The claim's own verdict (not a control's): ``reproduced`` cannot stand while a negative
-        control is known to come out otherwise (``Control.open``), for then the design does not
-        separate the paper's effect from what the control lacks: ``inconclusive``, saying so."""
+    def recorded(self, result: ClaimResult) -> ClaimResult:
+        """The claim's own verdict (not a control's), as recorded against its papers.
+
+        ``reproduced`` cannot stand while a negative control is known to come out otherwise
+        (``Control.open``), for then the design does not separate the paper's effect from what
+        the control lacks; ``not reproduced`` cannot stand when the method is a
+        ``reconstruction``, for its failure may be the reconstruction's. Both read
+        ``inconclusive``, saying why (the decision's own verdict stays in the evidence)."""
         bad = [n for n, c in self.controls.items() if c.expect == "not reproduced" and c.open]
-        if result.verdict != "reproduced" or not bad:
+        if result.verdict == "reproduced" and bad:
+            why = (f"the negative control {', '.join(bad)} does not fail (see `genlab claims "
+                   "show`), so the design does not isolate the effect")  # fmt: skip
+            guard = GuardResult("negative control", False, f"negative control {', '.join(bad)} "
+                                "does not fail (open)")  # fmt: skip
+        elif result.verdict == "not reproduced" and self.reconstruction:
+            why = (f"the method is genlab's reconstruction ({self.reconstruction}), so its "
+                   "'not reproduced' does not refute the paper")  # fmt: skip
+            guard = GuardResult("reconstruction", False, "not reproduced by a reconstruction")
+        else:
             return result
-        result.guards.append(GuardResult("negative control", False, f"negative control "
-                                         f"{', '.join(bad)} does not fail (open)"))  # fmt: skip
+        result.guards.append(guard)
         result.verdict = "inconclusive"
-        result.evidence += (f" Inconclusive because the negative control {', '.join(bad)} does "
-                            "not fail (see `genlab claims show`), so the design does not isolate "
-                            "the effect.")  # fmt: skip
+        result.evidence += f" Inconclusive because {why}."
         return result
 
     def evaluate(self, cfg: Params, table: pd.DataFrame) -> ClaimResult:

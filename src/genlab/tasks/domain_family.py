@@ -126,7 +126,8 @@ def sample(p: DomainFamilyParams, n: int, g: torch.Generator) -> tuple[torch.Ten
     else:
         used = f["pairs"][p.task - p.n_upstream]
         part = (domain(used[0]) + domain(used[1])) / 2**0.5
-        shared = p.shared if p.heldout_shared is None else p.heldout_shared
+        if p.heldout_shared is not None:
+            shared = p.heldout_shared
     x = p.shared_input * z(f["v0"]) + p.domain_input * part + noise
     m = f["w0"] + shared * f["G"] + p.skill * f["S"][used].sum(0)
     return x, (x @ m.T).argmax(-1)

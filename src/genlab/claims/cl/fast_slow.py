@@ -4,7 +4,9 @@ with less forgetting than fine-tuning and EWC, and generalize better from the fe
 incoming task.
 
 The method is genlab's reading of the abstract (``genlab.methods.cl_fast_slow``): the paper's text
-and code are not available offline, so the verdict judges that reading, not the paper's algorithm.
+and code are not available offline, so the decision judges that reading, and the recorded verdict
+cannot be "not reproduced" (``reconstruction``: a failure of the reading refutes no paper; it is
+recorded inconclusive, the reading's own verdict kept in the evidence).
 
 Protocol (catalogue row 95, scaled to CPU): permuted digits, 5 experiences of all 10 classes, 5
 shots per class per experience (50 examples each); one-hidden-layer MLPs of width 100 trained
@@ -68,6 +70,10 @@ class FastSlow(Claim):
     fit = Fit("learned", 0.7)
     floor = Floor("avg_accuracy", 0.2)
     figure = ArmBars("avg_accuracy", by="method")
+    reconstruction = (
+        "fast/slow weights read from the abstract: EWC fast weights restarted from "
+        "Reptile-averaged slow weights; the paper's update rules are unavailable"
+    )
     controls = {
         "negative": Control(
             {"variant": "rotated", "max_angle": 0.0}, "not reproduced",
