@@ -234,10 +234,16 @@ def test_ratatouille_arms_follow_the_plan():
         parents = [by_id[r].spec.model.params["run"] for r in avg.spec.model.params["runs"]]
         assert {by_id[p].labels["arm"] for p in parents} == {start}
         assert len(set(parents)) == (1 if start == "pretrain" else 3)
-    # negative control: one auxiliary run, shared by every ratatouille member
-    neg = [a for a in RAT.arms(RAT.config("smoke", control="negative")) if a.labels["seed"] == 0]
-    assert [a.labels["arm"] for a in neg].count("aux") == 1
-    assert len({a.spec.run_id for a in neg}) == len(neg)
+    # one-task control: one auxiliary run, shared by every ratatouille member
+    one = RAT.arms(RAT.config("smoke", control="negative_one_task"))
+    one = [a for a in one if a.labels["seed"] == 0]
+    assert [a.labels["arm"] for a in one].count("aux") == 1
+    assert len({a.spec.run_id for a in one}) == len(one)
+    # basin control: only the auxiliary learning rate changes
+    neg = {a.spec.run_id: a for a in RAT.arms(RAT.config("smoke", control="negative"))}
+    moved = [a for a in neg.values() if a.labels["arm"] == "aux"]
+    assert moved and all(a.spec.optimizer.lr == 0.03 for a in moved)
+    assert pre.spec.run_id in neg  # the foundation is shared with the claim
 
 
 ZOO = CLAIMS.get("ens.zoo_dg").obj
