@@ -212,3 +212,15 @@ def test_gcog_splits():
     assert depth(data.train["main"]).max() == 1 and (depth(data.test["productive"]) == 3).all()
     for split in data.splits().values():
         assert ((split.y != IGNORE).sum(1) == 1).all()  # one answer per row
+
+
+def test_gcog_train_depth_moves_productive_trees_into_training():
+    cells = build("gcog", n_train=20, n_val=0, n_test=5).info.extra["src_len"]
+    v0 = 3 + 1 + 6 * 6  # IF
+    default, same = (
+        build("gcog", n_train=300, n_val=0, n_test=5, **kw) for kw in ({}, {"train_depth": 2})
+    )
+    assert torch.equal(default.train["main"].x, same.train["main"].x)  # the default draws as before
+    deep = build("gcog", n_train=300, n_val=0, n_test=5, train_depth=3)
+    ifs = (deep.train["main"].x[:, cells:] == v0).sum(1)
+    assert ifs.max() == 3 and (ifs == 3).float().mean() > 0.2  # a third of the trees at depth 3

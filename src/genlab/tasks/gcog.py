@@ -10,7 +10,7 @@ and whose branches are instructions. Three out-of-distribution tests, as in the 
   boards have ``1..train_objects``; ``distractor_objects == train_objects`` is no shift, a control);
 - ``test/systematic``: depth-2 trees ``IF EXIST (then) (else)`` with the branch pair
   (``SHAPE``, ``COLOR``), which training never has (it has the other three pairs);
-- ``test/productive``: depth-3 trees (training has depth 1 and 2).
+- ``test/productive``: depth-3 trees (training has depth 1 and 2, unless ``train_depth = 3``).
 
 Rows use the source -> target layout: the board (one token per cell: empty, or shape x colour),
 then ``BOS`` and the instruction; only the position of the last instruction token is scored, with
@@ -42,6 +42,8 @@ class GCogParams(Params):
     n_colors: int = Field(6, ge=2, le=16)
     train_objects: int = Field(3, ge=1, description="training boards hold 1..this many objects")
     distractor_objects: int = Field(6, ge=1)
+    # 3: the productive split is no longer a shift (a control)
+    train_depth: int = Field(2, ge=1, le=3, description="training trees of depth 1..this")
     n_train: int = Field(20_000, ge=1)
     n_val: int = Field(500, ge=0)
     n_test: int = Field(500, ge=1, description="rows per test split")
@@ -134,7 +136,7 @@ def gcog(params: GCogParams, data_seed: int) -> TaskData:
         return grid, tokens, answer
 
     def train_draw():  # noqa: ANN202
-        depth = int(rng.integers(1, 3))
+        depth = int(rng.integers(1, params.train_depth + 1))
         pair = train_pairs[int(rng.integers(len(train_pairs)))] if depth == 2 else None
         return example(int(rng.integers(1, params.train_objects + 1)), depth, pair)
 
