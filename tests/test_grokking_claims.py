@@ -136,8 +136,11 @@ def test_semi_grokking_reads_the_median_seed_not_the_median_of_each_measure():
 
     def values(settled_median: bool):
         def row(a):
-            test, drift = runs[a["seed"]] if a["fraction"] == 0.5 else (
-                {0.46: 0.02, 0.54: 1.0}[a["fraction"]], 0.01)
+            test, drift = (
+                runs[a["seed"]]
+                if a["fraction"] == 0.5
+                else ({0.46: 0.02, 0.54: 1.0}[a["fraction"]], 0.01)
+            )
             if settled_median and a["fraction"] == 0.5 and a["seed"] == 1:
                 drift = 0.01
             return {"t_train": 25.0, "train": 1.0, "test": test, "t_half": 2000.0, "drift": drift}

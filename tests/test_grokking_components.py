@@ -275,7 +275,9 @@ def test_mlp_onehot_is_the_authors_bias_free_mlp_on_one_hot_operands() -> None:
     out = model(x)
     assert out.shape == (2, 11) and torch.equal(out[0], out[1])
     assert torch.allclose(model.net[2](h).relu() @ model.net[4].weight.T, out[0], atol=1e-6)
-    biased = MODELS.get("mlp_onehot").obj(MODELS.params("mlp_onehot", {"bias": True}, "model.params"), info)
+    biased = MODELS.get("mlp_onehot").obj(
+        MODELS.params("mlp_onehot", {"bias": True}, "model.params"), info
+    )
     assert any(n.endswith("bias") for n, _ in biased.named_parameters())
 
 

@@ -74,8 +74,10 @@ class OneHotMLPParams(Params):
     depth: int = Field(2, ge=1, description="number of hidden layers")
     bias: bool = Field(False, description="biases in every linear layer")
     tokens: int | None = Field(
-        None, ge=1, description="use only the first `tokens` tokens (e.g. 2: the operands of "
-        "`a b =`); None: all of them"
+        None,
+        ge=1,
+        description="use only the first `tokens` tokens (e.g. 2: the operands of "
+        "`a b =`); None: all of them",
     )
 
 
