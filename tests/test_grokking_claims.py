@@ -129,6 +129,28 @@ def test_semi_grokking(values, expect):
     assert verdict("semi_grokking", values) == expect
 
 
+def test_semi_grokking_reads_the_median_seed_not_the_median_of_each_measure():
+    """Three seeds at 0.5 (the run found on the fine grid): the median run by final test accuracy
+    (0.83) has not settled (drift 0.19); the median drift (0.02) is another run's."""
+    runs = {0: (0.02, 0.02), 1: (0.83, 0.19), 2: (0.99, 0.02)}  # seed: (test, drift) at 0.5
+
+    def values(settled_median: bool):
+        def row(a):
+            test, drift = (
+                runs[a["seed"]]
+                if a["fraction"] == 0.5
+                else ({0.46: 0.02, 0.54: 1.0}[a["fraction"]], 0.01)
+            )
+            if settled_median and a["fraction"] == 0.5 and a["seed"] == 1:
+                drift = 0.01
+            return {"t_train": 25.0, "train": 1.0, "test": test, "t_half": 2000.0, "drift": drift}
+
+        return row
+
+    assert verdict("semi_grokking", values(False), seeds=3) == "not reproduced"
+    assert verdict("semi_grokking", values(True), seeds=3) == "reproduced"
+
+
 def test_semi_grokking_measures():
     m = metrics({("test/heldout", "accuracy"): [(0, 0.0), (1000, 0.1), (3000, 0.31), (4000, 0.58),
                                                 (5000, 0.6), (6000, 0.61)]})  # fmt: skip

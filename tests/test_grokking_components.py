@@ -257,3 +257,37 @@ def test_linear_grokking_time_probe_logs_the_prediction() -> None:
     adam = parse_spec({**spec.model_dump(mode="json"), "optimizer": {"name": "adamw"}})
     assert linear_grokking_time(prep.model, EvalContext(prep.model, prep.data, 0, adam),
                                 ThresholdParams()) == {}  # fmt: skip
+
+
+def test_mlp_onehot_is_the_authors_bias_free_mlp_on_one_hot_operands() -> None:
+    """``mlp_onehot`` (Prieto et al., #20): one-hot of the first ``tokens`` tokens, concatenated,
+    into bias-free linear layers, so the first layer adds one weight column per operand."""
+    from genlab.models import MODELS
+
+    info = TaskInfo(kind="classification", n_outputs=11, vocab_size=12, seq_len=3, chance=1 / 11)
+    params = MODELS.params("mlp_onehot", {"width": 8, "depth": 2, "tokens": 2}, "model.params")
+    model = MODELS.get("mlp_onehot").obj(params, info)
+    assert all(not n.endswith("bias") for n, _ in model.named_parameters())
+    first = model.net[0].weight
+    assert first.shape == (8, 2 * 12)
+    x = torch.tensor([[3, 5, 11], [3, 5, 0]])  # the third token ('=') is not read
+    h = torch.relu(first[:, 3] + first[:, 12 + 5])
+    out = model(x)
+    assert out.shape == (2, 11) and torch.equal(out[0], out[1])
+    assert torch.allclose(model.net[2](h).relu() @ model.net[4].weight.T, out[0], atol=1e-6)
+    biased = MODELS.get("mlp_onehot").obj(
+        MODELS.params("mlp_onehot", {"bias": True}, "model.params"), info
+    )
+    assert any(n.endswith("bias") for n, _ in biased.named_parameters())
+
+
+def test_softmax_collapse_runs_the_authors_mlp_and_keeps_the_old_model_reachable() -> None:
+    from genlab.claims import CLAIMS
+
+    c = CLAIMS.get("grokking.softmax_collapse").obj
+    models = {a.spec.model.name for a in c.arms(c.config("full"))}
+    assert models == {"mlp_onehot"}
+    spec = c.arms(c.config("full"))[0].spec
+    assert spec.model.params == {"width": 200, "depth": 2, "bias": False, "tokens": 2}
+    old = c.arms(c.config("full", {"input": "embedding"}))[0].spec
+    assert old.model.name == "mlp" and old.model.params["embed_dim"] == 200

@@ -65,3 +65,53 @@ class MLP(nn.Module):
 def mlp(params: MLPParams, info: TaskInfo) -> nn.Module:
     """Multilayer perceptron on token or dense inputs."""
     return MLP(params, info)
+
+
+class OneHotMLPParams(Params):
+    """Params of ``mlp_onehot``."""
+
+    width: int = Field(200, ge=1)
+    depth: int = Field(2, ge=1, description="number of hidden layers")
+    bias: bool = Field(False, description="biases in every linear layer")
+    tokens: int | None = Field(
+        None,
+        ge=1,
+        description="use only the first `tokens` tokens (e.g. 2: the operands of "
+        "`a b =`); None: all of them",
+    )
+
+
+class OneHotMLP(nn.Module):
+    """``one-hot(tokens) concatenated -> (linear, ReLU) * depth -> linear``: no learned embedding
+    table, so the first layer is a sum of per-position columns on the scale of a default
+    ``nn.Linear`` (Prieto et al.'s MLP, #20, with ``bias=False``)."""
+
+    def __init__(self, p: OneHotMLPParams, info: TaskInfo) -> None:
+        super().__init__()
+        if info.kind != "classification":
+            raise ValueError("the mlp_onehot model handles classification tasks only")
+        self.vocab = info.vocab_size
+        if self.vocab is not None:
+            self.tokens = min(p.tokens or info.seq_len or 1, info.seq_len or 1)
+            d_in = self.vocab * self.tokens
+        else:
+            self.tokens = None
+            d_in = math.prod(info.input_shape)
+        layers: list[nn.Module] = []
+        for _ in range(p.depth):
+            layers += [nn.Linear(d_in, p.width, bias=p.bias), nn.ReLU()]
+            d_in = p.width
+        layers.append(nn.Linear(d_in, info.n_outputs, bias=p.bias))
+        self.net = nn.Sequential(*layers)
+
+    def forward(self, x: Tensor) -> Tensor:
+        if self.vocab is not None:
+            x = nn.functional.one_hot(x[:, : self.tokens], self.vocab)
+            x = x.to(self.net[0].weight.dtype)
+        return self.net(x.flatten(1))
+
+
+@MODELS.register("mlp_onehot", OneHotMLPParams, papers=(20,), tiny={"width": 16})
+def mlp_onehot(params: OneHotMLPParams, info: TaskInfo) -> nn.Module:
+    """MLP on concatenated one-hot tokens, bias-free by default (Prieto et al., #20)."""
+    return OneHotMLP(params, info)

@@ -7,6 +7,20 @@ Embedding-MLP on modular addition mod 23 (the paper: mod 113), full batch, AdamW
 training fractions around the transition. Issue 12 placed it between 0.35 and 0.40 at p = 23 on the
 old split of ordered pairs, which leaks transposes; on the leak-free split it lies between 0.50
 (final test 0.10 after 3,000 steps) and 0.54 (1.00), so the grid is 0.46-0.56.
+
+No code of the paper is public (searched: none of Varma et al.'s; the paper's text is the only
+source). Differences from the paper: an embedding-MLP (two hidden layers of 128, 16-dim
+embeddings), not their one-layer transformer; p = 23, not 113; full-batch AdamW lr 0.01, weight
+decay 1, 6,000 steps (CPU budget); the leak-free split of unordered pairs; "partial" (20-90%),
+"late" (half the final test accuracy at >= 3x the steps to 99% train) and "settled" (< 0.05 drift
+over the last fifth) are genlab's operational reading of the paper's curves, which it shows run by
+run; here the run with the median final test accuracy of three seeds must show all three, each
+seed with its own data draw (``data_seed = seed``), so the critical size moves from seed to seed.
+That is stricter than exhibiting one run: on the default grid 3 of 18 runs semi-grok (0.48 and
+0.5 seed 2: final test 0.82 and 0.78; 0.52 seed 1: 0.28; each late and settled), never the median
+run of a fraction; the positive control's finer grid finds one. Until Dec 1 2026 the judge took the
+median of each measure separately, which can pair one run's test accuracy with another's drift;
+it now reads the median run itself (the default grid's verdict is the same).
 """
 
 from __future__ import annotations
@@ -72,6 +86,15 @@ class SemiGrokking(Claim):
     controls = {
         "negative": Control({"fractions": [0.2, 0.8]}, "not reproduced", "fractions far below "
                             "and far above the critical size: all or nothing, no partial level", slow=True),
+        "positive": Control({"fractions": [0.5, 0.505, 0.51, 0.515, 0.52]}, "reproduced", "a "
+                            "grid five times finer across the transition (0.50-0.52, steps of one "
+                            "to two unordered pairs), where the paper's logic puts semi-grokking: "
+                            "the critical size moves with each seed's data draw, and the default "
+                            "grid's 0.02 steps jump over the window in which the median run is "
+                            "partial. Measured: semi-grokking at 0.505 (median run 0.797 final "
+                            "test, half-rise 86x the steps to fit, drift 0.008); fresh seeds 3-5 "
+                            "(exploratory): at 0.52 (0.752 / 86x / 0.020). 15 runs, 144 s at load "
+                            "average 5 (92 s CPU)", budget="full", slow=True),
     }  # fmt: skip
 
     def arms(self, cfg: SemiConfig):
@@ -80,7 +103,11 @@ class SemiGrokking(Claim):
 
     def decide(self, cfg: SemiConfig, table: pd.DataFrame) -> Decision:
         t = table.assign(delay=table["t_half"] / table["t_train"])
-        med = t.groupby("fraction")[["test", "delay", "drift"]].median().sort_index()
+        # the median seed itself (the run with the median final test accuracy; the lower one of
+        # an even count), not the median of each measure, which can mix a partial run's test
+        # accuracy with another run's drift
+        med = (t.sort_values(["fraction", "test", "seed"]).groupby("fraction")[["test", "delay", "drift"]]
+               .agg(lambda c: c.iloc[(len(c) - 1) // 2]).sort_index())  # fmt: skip
         semi = med.index[med["test"].between(self.LOW, self.HIGH) & (med["delay"] >= self.MIN_DELAY)
                          & (med["drift"] < self.MAX_DRIFT)].tolist()  # fmt: skip
         brackets = bool(med["test"].min() < self.LOW and med["test"].max() >= self.HIGH)
