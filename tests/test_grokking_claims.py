@@ -121,12 +121,21 @@ def semi(test, t_half=3000.0):
 
 @pytest.mark.parametrize(("values", "expect"), [
     (semi({0.46: 0.02, 0.5: 0.6, 0.54: 1.0}), "reproduced"),
-    (semi({0.46: 0.02, 0.5: 1.0, 0.54: 1.0}), "not reproduced"),  # all or nothing
+    (semi({0.46: 0.02, 0.5: 1.0, 0.54: 1.0}), "inconclusive"),  # a jump the grid cannot resolve
     (semi({0.46: 0.02, 0.5: 0.6, 0.54: 1.0}, t_half=300.0), "not reproduced"),  # not late
     (semi({0.46: 1.0, 0.5: 1.0, 0.54: 1.0}), "inconclusive"),  # the grid misses the transition
 ])  # fmt: skip
 def test_semi_grokking(values, expect):
     assert verdict("semi_grokking", values) == expect
+
+
+def test_semi_grokking_absence_needs_a_grid_one_pair_fine():
+    """At p = 23 one unordered pair is 2 / 529 = 0.0038 of the table: a jump from chance to
+    generalizing between fractions that close is all or nothing; 0.005 apart it is not resolved."""
+    for step, expect in ((0.0037, "not reproduced"), (0.005, "inconclusive")):
+        grid = [0.46, 0.46 + step, 0.54]
+        values = semi(dict(zip(grid, (0.02, 1.0, 1.0), strict=True)))
+        assert verdict("semi_grokking", values, fractions=grid) == expect
 
 
 def test_semi_grokking_reads_the_median_seed_not_the_median_of_each_measure():

@@ -18,7 +18,11 @@ run; here the run with the median final test accuracy of three seeds must show a
 seed with its own data draw (``data_seed = seed``), so the critical size moves from seed to seed.
 That is stricter than exhibiting one run: on the default grid 3 of 18 runs semi-grok (0.48 and
 0.5 seed 2: final test 0.82 and 0.78; 0.52 seed 1: 0.28; each late and settled), never the median
-run of a fraction; the positive control's finer grid finds one. Until Dec 1 2026 the judge took the
+run of a fraction; the positive control's finer grid finds one. So a grid that brackets the
+transition does not show absence: the median run at 0.50 is at 0.163 and at 0.52 at 0.933, 5.3
+unordered pairs further. Since Dec 1 2026 "not reproduced" also needs the grid to resolve the
+transition (every jump from < 20% to >= 90% between fractions at most one unordered pair apart),
+and the default grid's verdict reads inconclusive (it read "not reproduced" before). Until Dec 1 2026 the judge took the
 median of each measure separately, which can pair one run's test accuracy with another's drift;
 it now reads the median run itself (the default grid's verdict is the same).
 """
@@ -67,8 +71,10 @@ class SemiGrokking(Claim):
         "At some training fraction of the grid, in the median seed, the final test accuracy is "
         "partial (between 20% and 90%), it rose late (first reaching half its final value >= 3x "
         "the steps to 99% train accuracy) and has settled (it moved < 0.05 over the last fifth of "
-        "training). No such fraction while the grid brackets the transition (some fraction "
-        "< 20%, some >= 90%): not reproduced; a grid that does not bracket it: inconclusive."
+        "training). No such fraction while the grid brackets and resolves the transition (some "
+        "fraction < 20%, some >= 90%, and wherever the median run jumps from < 20% to >= 90% the "
+        "two fractions are at most one unordered pair apart): not reproduced; otherwise "
+        "inconclusive."
     )
     Config = SemiConfig
     budgets = {"smoke": {"fractions": [0.46, 0.5, 0.54], "seeds": 1, "steps": 3000}, "full": {}}
@@ -111,14 +117,24 @@ class SemiGrokking(Claim):
         semi = med.index[med["test"].between(self.LOW, self.HIGH) & (med["delay"] >= self.MIN_DELAY)
                          & (med["drift"] < self.MAX_DRIFT)].tolist()  # fmt: skip
         brackets = bool(med["test"].min() < self.LOW and med["test"].max() >= self.HIGH)
-        verdict = "reproduced" if semi else "not reproduced" if brackets else "inconclusive"
+        # absence needs a grid that resolves the transition: wherever the median run jumps from
+        # below LOW straight to HIGH, the two fractions are at most one unordered pair apart
+        # (2 / p^2 of the table); a wider step can jump over the semi-grokking window
+        f, y = med.index.to_numpy(dtype=float), med["test"].to_numpy(dtype=float)
+        one_pair = 2 / cfg.p**2 + 1e-9
+        jumps = [(a, b) for a, b, ya, yb in zip(f, f[1:], y, y[1:], strict=False)
+                 if ya < self.LOW and yb >= self.HIGH and b - a > one_pair]  # fmt: skip
+        verdict = ("reproduced" if semi else "not reproduced" if brackets and not jumps
+                   else "inconclusive")  # fmt: skip
         stats = {f"median_final_test_acc@{f:g}": v for f, v in med["test"].items()}
         stats |= {f"median_delay_ratio@{f:g}": v for f, v in med["delay"].items()}
         sentence = ("Median final test accuracy / delay ratio / drift over the last fifth by "
                     "fraction: " + ", ".join(f"{f:g}: {r.test:.3f} / {r.delay:.1f} / {r.drift:.3f}"
                                              for f, r in med.iterrows())
                     + f"; semi-grokking at {semi or 'no fraction'}; the grid brackets the "
-                    f"transition: {brackets} (p={cfg.p}, {cfg.steps} steps).")  # fmt: skip
+                    f"transition: {brackets}; jumps wider than one unordered pair: "
+                    f"{', '.join(f'{a:g}->{b:g}' for a, b in jumps) or 'none'} (p={cfg.p}, "
+                    f"{cfg.steps} steps).")  # fmt: skip
         return Decision(verdict, stats | {"semi_fractions": len(semi)}, sentence)
 
 
