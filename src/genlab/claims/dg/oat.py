@@ -14,7 +14,17 @@ paper's text (the same loss, no attack); 8x8 digits (500 training images), not C
 catalogue's 16x16 upsampling); eps 0.1 on [0, 1] inputs with 3 PGD steps in training and 10 at test (the code: 8/255, 10 steps, step 2/255, for CIFAR); Adam with DomainBed's
 defaults and 801 steps, not SGD with momentum, weight decay and a step schedule for 80,000 steps;
 the last checkpoint, not the best robust one on the test set (the code's selection); the PGD test
-accuracy on the first 512 test images.
+accuracy on the first 512 test images; no data augmentation (the code pads-and-crops and flips
+both the CIFAR and the OOD images); a small CNN, not a WideResNet; aggregation: the paired gain
+with-OOD - without-OOD, mean and 95% CI over 5 seeds, where the paper reports single numbers per
+setting. The paper's standard-training gains are on CIFAR (test error ~5%); here standard
+training without OOD data already reaches ~0.98 clean accuracy at 801 steps, so the 0.01 clean
+gain asks OAT to remove about half the remaining errors (there is no ceiling guard; the measured
+CI, [-0.009, 0.001] at full, excludes any gain above 0.001).
+
+No positive control: none of the cheap settings tried comes out reproduced (measured Dec 1 2026,
+smoke, 3 seeds): ``train_size=100`` (more room for the clean gain): clean gain -0.001
+[-0.034, 0.031], PGD gain under adversarial training +0.044 [-0.068, 0.155] (inconclusive).
 """
 
 from __future__ import annotations
@@ -67,6 +77,7 @@ class OAT(Claim):
                 "train": Final("train/main")}  # fmt: skip
     fit = Fit("train", 0.9)
     floor = Floor("clean", 0.15)
+    extra_guards = (Floor("robust", 0.15),)  # PGD accuracy at 0 everywhere compares nothing
     figure = ArmBars("robust", by=("training", "ood"))
     controls = {
         "negative": Control({"ood_pool": "constant"}, "not reproduced", "flat grey images share "
