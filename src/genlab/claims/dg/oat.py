@@ -22,9 +22,14 @@ training without OOD data already reaches ~0.98 clean accuracy at 801 steps, so 
 gain asks OAT to remove about half the remaining errors (there is no ceiling guard; the measured
 CI, [-0.009, 0.001] at full, excludes any gain above 0.001).
 
-No positive control: none of the cheap settings tried comes out reproduced (measured Dec 1 2026,
-smoke, 3 seeds): ``train_size=100`` (more room for the clean gain): clean gain -0.001
-[-0.034, 0.031], PGD gain under adversarial training +0.044 [-0.068, 0.155] (inconclusive).
+Positive control (measured Dec 1 2026): the data-scarce regime, ``train_size=50`` at the full
+budget: reproduced, clean gain +0.025 [0.016, 0.034], PGD gain under adversarial training +0.105
+[0.098, 0.112] (every arm fits its 50 training images). The paper offers OOD data in place of the
+unlabelled in-distribution data that narrow the gap between training and test, so its logic puts
+the gains where that gap is widest, with the fewest labelled images; measured, they grow as the
+images shrink: at 100 images (full) +0.014 [-0.002, 0.029] and +0.091 [0.079, 0.103] (inconclusive), at 500
+(the claim) -0.004 and -0.005. At the smoke budget (301 steps, 3 seeds) ``train_size=50`` is
+inconclusive (clean +0.024 [-0.012, 0.061]), ``train_size=100`` too (-0.001 [-0.034, 0.031]).
 """
 
 from __future__ import annotations
@@ -83,6 +88,11 @@ class OAT(Claim):
         "negative": Control({"ood_pool": "constant"}, "not reproduced", "flat grey images share "
                             "no feature with digits: nothing for uniform targets to remove",
                             slow=True),
+        "positive": Control({"train_size": 50}, "reproduced", "50 training images: the OOD "
+                            "images stand in for the in-distribution data the model lacks, so "
+                            "both gains must appear (measured: clean +0.025 [0.016, 0.034], PGD "
+                            "+0.105 [0.098, 0.112]; 160 s at load average ~6)", budget="full",
+                            heavy=True),
     }  # fmt: skip
 
     def arms(self, cfg: OATConfig):
