@@ -126,3 +126,13 @@ def test_suite_config_rejects_bad_entries():
     for bad in (["rotated_digits:6"], ["mnist:0"], ["colored_digits"]):
         with pytest.raises(SpecError, match="suite"):
             claim.config("smoke", {"suite": bad})
+
+
+def test_domain_masks_runs_the_official_codes_sampled_masks():
+    claim = CLAIMS.get("dg.domain_masks").obj
+    arms = claim.arms(claim.config("smoke", {"method_params": {"dmg_lambda": 1.0}}))
+    dmg = [a.spec.method for a in arms if a.labels["method"] == "dmg"]
+    assert dmg and all(m.params["masks"] == "sampled" for m in dmg)
+    assert all(m.params["dmg_lambda"] == 1.0 for m in dmg)
+    rid = CLAIMS.get("dg.rationale_invariance").obj  # other suite claims keep their defaults
+    assert all("masks" not in a.spec.method.params for a in rid.arms(rid.config("smoke")))

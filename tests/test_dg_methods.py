@@ -219,6 +219,27 @@ def test_dmg_overlap_and_averaged_prediction():
     assert out[0].tolist() == pytest.approx([0.75, 0.25])
 
 
+def test_dmg_sampled_masks_follow_the_official_code():
+    """``masks="sampled"``: hard 0/1 masks per example in training with a straight-through gradient
+    to the mask probabilities; logits averaged over the soft masks at evaluation."""
+    torch.manual_seed(0)
+    m = build("dmg", dmg_lambda=0.0, masks="sampled")
+    model = m.wrap(Const())
+    logits = model.mask_logits.detach()
+    assert ((logits >= 0) & (logits < 1)).all()  # random_uniform initialisation
+    with torch.no_grad():
+        model.classifier.weight.fill_(1.0)
+    feats = torch.ones(64, 1)
+    out = model.env_logits(feats, 0, sample=True)
+    assert set((out[:, 0] - math.log(3)).round(decimals=5).tolist()) <= {0.0, 1.0}  # hard masks
+    out.sum().backward()
+    assert model.mask_logits.grad is not None and model.mask_logits.grad[0].abs().item() > 0
+    with torch.no_grad():
+        model.mask_logits.copy_(torch.tensor([[0.0], [math.log(3)]]))  # masks 0.5 and 0.75
+    # eval: logits [log 3 + m, m] averaged over m in {0.5, 0.75}
+    assert model(torch.ones(1, 1))[0].tolist() == pytest.approx([math.log(3) + 0.625, 0.625])
+
+
 @pytest.mark.parametrize(
     "method,model",
     [("irm", "mlp"), ("vrex", "mlp"), ("groupdro", "mlp"), ("mmd", "mlp"), ("coral", "cnn"),

@@ -125,3 +125,17 @@ def context(spread_cov: float, spread_cpt: float, val: float = 0.95):
 def test_context_shift(cov, cpt, val, verdict):
     r = judge("dg.context_shift", context(cov, cpt, val))
     assert r.verdict == verdict, r.evidence
+
+
+def test_oat_robust_accuracy_all_at_the_floor_is_inconclusive():
+    r = judge("dg.oat", lambda lb: {"clean": 0.9, "robust": 0.01 + wobble(lb), "train": 0.95})
+    assert r.verdict == "inconclusive" and "floor" in r.evidence, r.evidence
+
+
+def test_modify_is_a_reconstruction_so_its_not_reproduced_is_recorded_inconclusive():
+    claim = CLAIMS.get("dg.modify").obj
+    r = judge("dg.modify", lambda lb: {"heldout": 0.3 + wobble(lb) * (lb["method"] == "modify"),
+                                       "val": 0.8})  # fmt: skip
+    assert r.verdict == "not reproduced", r.evidence  # the reading's own decision
+    assert claim.recorded(r).verdict == "inconclusive"
+    assert "does not refute the paper" in r.evidence

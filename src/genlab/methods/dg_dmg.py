@@ -1,15 +1,28 @@
 """DMG: domain-specific masks for generalization (Chattopadhyay, Balaji & Hoffman, ECCV 2020, #75).
 
-One soft mask over the penultimate features per training environment (``sigmoid`` of learned
-logits; the paper samples hard masks with a straight-through estimator, we keep them soft). Env
-``e``'s batch is classified from ``f * m_e``; a penalty on the soft IoU of every pair of masks,
-``sum(m_i m_j) / sum(m_i + m_j - m_i m_j)``, weighted by ``dmg_lambda``, keeps them apart. On any
-input outside training (evaluation), the prediction averages the softmax over all masks.
+One mask over the penultimate features per training environment, with probabilities
+``m_e = sigmoid(logits_e)``. Env ``e``'s batch is classified from ``f * m_e``; a penalty on the soft
+IoU of every pair of masks, ``sum(m_i m_j) / sum(m_i + m_j - m_i m_j)``, weighted by
+``dmg_lambda``, keeps them apart. Two modes:
+
+- ``masks="soft"`` (the default): the masks are the probabilities themselves, their logits start
+  at 0; on any input outside training (evaluation) the prediction averages the softmax over all
+  masks.
+- ``masks="sampled"``: the official code's rules (``prithv1/DMG``, ``models/supermasks.py`` and
+  ``trainers/subnetwork_supermask_trainer.py``): in training each example gets a hard Bernoulli
+  mask sampled from ``m_e`` with a straight-through gradient, the logits start uniform in [0, 1)
+  (``random_uniform``); at evaluation the soft masks ``m_e`` scale the features and the *logits*
+  are averaged over the masks (the code's ``softscale`` test rule).
+
+Differences from the code in both modes: one masked layer (the penultimate features; the code's
+AlexNet config masks the inputs of all three classifier layers), and the in-domain validation
+prediction is the same average over masks (the code scores each source domain's validation set
+with that domain's own hard mask).
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import torch
 from pydantic import Field
@@ -27,6 +40,9 @@ class DMGParams(Params):
     """Params of ``dmg``."""
 
     dmg_lambda: float = Field(0.1, ge=0, description="weight of the mask-overlap penalty")
+    masks: Literal["soft", "sampled"] = Field(
+        "soft", description="soft masks, or the official code's sampled hard masks (see module)"
+    )
 
 
 def soft_iou(a: Tensor, b: Tensor) -> Tensor:
@@ -38,12 +54,13 @@ def soft_iou(a: Tensor, b: Tensor) -> Tensor:
 class MaskedModel(nn.Module):
     """The backbone with one feature mask per training environment; forward averages the masks."""
 
-    def __init__(self, base: nn.Module, envs: list[str]) -> None:
+    def __init__(self, base: nn.Module, envs: list[str], sampled: bool = False) -> None:
         super().__init__()
-        self.base, self.envs = base, list(envs)
+        self.base, self.envs, self.sampled = base, list(envs), sampled
         self.classifier = classifier(base)
         d = self.classifier.in_features
-        self.mask_logits = nn.Parameter(torch.zeros(len(envs), d))
+        init = torch.rand(len(envs), d) if sampled else torch.zeros(len(envs), d)
+        self.mask_logits = nn.Parameter(init)
 
     def masks(self) -> Tensor:
         return torch.sigmoid(self.mask_logits)
@@ -51,13 +68,19 @@ class MaskedModel(nn.Module):
     def featurize(self, x: Tensor) -> Tensor:
         return featurize(self.base, x)
 
-    def env_logits(self, feats: Tensor, env: int) -> Tensor:
-        return self.classifier(feats * self.masks()[env])
+    def env_logits(self, feats: Tensor, env: int, sample: bool = False) -> Tensor:
+        m = self.masks()[env]
+        if sample:  # a hard Bernoulli mask per example, straight-through to the probabilities
+            m = m.expand_as(feats)
+            m = (torch.bernoulli(m.detach()) - m).detach() + m
+        return self.classifier(feats * m)
 
     def forward(self, x: Tensor) -> Tensor:
         f = self.featurize(x)
-        probs = torch.stack([self.env_logits(f, e).softmax(-1) for e in range(len(self.envs))])
-        return probs.mean(0).clamp_min(1e-12).log()
+        logits = torch.stack([self.env_logits(f, e) for e in range(len(self.envs))])
+        if self.sampled:  # the code's test rule: the logits averaged over the soft masks
+            return logits.mean(0)
+        return logits.softmax(-1).mean(0).clamp_min(1e-12).log()
 
 
 @METHODS.register("dmg", DMGParams, papers=(75,), family="domain-generalization")
@@ -73,13 +96,13 @@ class DMG(Method):
     def wrap(self, model: nn.Module) -> nn.Module:
         check_features(model)
         p = next(model.parameters())
-        return MaskedModel(model, self.envs).to(p.dtype)
+        return MaskedModel(model, self.envs, self.params.masks == "sampled").to(p.dtype)
 
     def loss(self, model: nn.Module, batches: dict[str, Batch]) -> tuple[Tensor, dict[str, Any]]:
         xs, ys = zip(*batches.values(), strict=True)
         feats = model.featurize(torch.cat(xs)).split([len(y) for y in ys])
         nll = torch.stack([
-            cross_entropy(model.env_logits(f, model.envs.index(name)), y)
+            cross_entropy(model.env_logits(f, model.envs.index(name), model.sampled), y)
             for name, f, y in zip(batches, feats, ys, strict=True)
         ]).mean()  # fmt: skip
         m, k = model.masks(), len(model.envs)

@@ -79,6 +79,9 @@ class BeatsERM(Claim):
     held-out accuracy (training-domain validation), with a CI over seeds."""
 
     METHOD: ClassVar[str]
+    METHOD_PARAMS: ClassVar[
+        dict[str, Any]
+    ] = {}  # the method's fixed params (``method_params`` add)
     Config = SuiteConfig
     budgets = {"smoke": {"steps": 301, "seeds": 3},
                "full": {"steps": 1001, "seeds": 3, "suite": SUITE_FULL}}  # fmt: skip
@@ -99,7 +102,9 @@ class BeatsERM(Claim):
                                  "params": {"test_envs": [int(s.partition(":")[2])]}}}
                     for s in cfg.suite}  # fmt: skip
         methods = {"erm": {"method": {"name": "erm"}},
-                   self.METHOD: {"method": {"name": self.METHOD, "params": cfg.method_params}}}  # fmt: skip
+                   self.METHOD: {"method": {"name": self.METHOD,
+                                            "params": {**self.METHOD_PARAMS,
+                                                       **cfg.method_params}}}}  # fmt: skip
         base = dg_spec({"name": "colored_digits"}, MLP, cfg)
         return Design(base, {"setting": settings, "method": methods}, seeds=cfg.seeds).expand()
 

@@ -1,16 +1,35 @@
-"""``dg.domain_masks`` (Chattopadhyay, Balaji & Hoffman, ECCV 2020, #75): DMG, a soft mask over
-the last features per source domain with a penalty on mask overlap (predictions averaged over the
+"""``dg.domain_masks`` (Chattopadhyay, Balaji & Hoffman, ECCV 2020, #75): DMG, a mask over the
+last features per source domain with a penalty on mask overlap (predictions averaged over the
 masks on an unseen domain), against ERM on held-out environments.
 
-The paper reports gains on PACS and DomainNet with ImageNet-pretrained backbones; here the suite is
-rotated and colored 8x8 digits with the core MLP, DomainBed's defaults and training-domain
-validation, and the gain is reported, not assumed.
+The method follows the official code (``prithv1/DMG``): ``dmg`` with ``masks="sampled"`` — hard
+Bernoulli masks per example with a straight-through gradient in training, mask logits initialised
+uniform in [0, 1), the mean pairwise soft IoU of the masks weighted 0.1 (the code's
+``OVERLAP_LAMBDA``, no sparsity penalty), and on the unseen domain the logits averaged over the
+source masks used as soft scales (``softscale``); model selection by the mean source-domain
+validation accuracy, as the code's ``best_so_far`` (DomainBed's training-domain validation).
+Differences from the paper and its code:
+
+- data and model: rotated and colored 8x8 digits with the core MLP trained from scratch, not PACS
+  and DomainNet with an ImageNet-pretrained AlexNet / ResNet;
+- one masked layer (the penultimate features), not the inputs of all three AlexNet classifier
+  layers (the PACS config);
+- in-domain validation scores each domain's validation set with the average over masks, the code
+  with that domain's own hard (thresholded) mask;
+- optimiser: DomainBed's defaults (Adam, lr 1e-3, no weight decay, batch 64 per training
+  environment, 301 / 1,001 steps), not Adam at lr 1e-4 with weight decay 1e-5, a separate mask
+  optimiser, a mixed-domain batch of 64 and 150 epochs with exponential decay;
+- aggregation: the paired gain DMG - ERM in suite-average held-out accuracy, mean and 95% CI over
+  seeds (3), not the paper's per-target-domain accuracies (a mean over runs).
+
+Until Dec 1 2026 the claim ran ``dmg``'s default soft masks (masks used as deterministic scales in
+training, softmax averaged at test), a simplification of the code's rules.
 """
 
 from __future__ import annotations
 
 from genlab.claims import register
-from genlab.claims.base import Ref
+from genlab.claims.base import Control, Ref
 from genlab.claims.dg._common import BeatsERM
 
 
@@ -19,6 +38,7 @@ class DomainMasks(BeatsERM):
 
     id = "dg.domain_masks"
     METHOD = "dmg"
+    METHOD_PARAMS = {"masks": "sampled"}  # the official code's training and test rules
     papers = (Ref(75, "Chattopadhyay, Balaji & Hoffman 2020", "Learning to balance specificity "
                   "and invariance for in and out of domain generalization"),)  # fmt: skip
     statement = (
@@ -26,6 +46,18 @@ class DomainMasks(BeatsERM):
         "training-domain validation): the 95% CI over seeds of the paired gain is above 0 and its "
         "mean >= 0.01. Not reproduced when the CI's upper end is below 0.01 (parity or worse)."
     )
+    controls = {
+        **BeatsERM.controls,
+        "positive": Control(
+            {"suite": ["rotated_digits:0", "rotated_digits:5"], "seeds": 5}, "reproduced",
+            "the larger-signal part of the suite: the two extreme rotations (0 and 75 degrees, "
+            "outside the span of the source angles), where the claim's full run gains most among "
+            "the rotated settings (+0.011, +0.022), with 5 seeds (colored +90% held out gains "
+            "+0.049 there but swings over seeds: -0.011 [-0.170, 0.147] at 5); measured Dec 1 2026: +0.024 [0.004, 0.044], 207 s "
+            "at load average ~10. Chosen after seeing the full run's per-setting gains and "
+            "sharing its seeds 0-2, so it shows 'reproduced' is reachable, not more",
+            budget="full", heavy=True),
+    }  # fmt: skip
 
 
 register(DomainMasks())

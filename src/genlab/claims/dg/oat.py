@@ -14,7 +14,22 @@ paper's text (the same loss, no attack); 8x8 digits (500 training images), not C
 catalogue's 16x16 upsampling); eps 0.1 on [0, 1] inputs with 3 PGD steps in training and 10 at test (the code: 8/255, 10 steps, step 2/255, for CIFAR); Adam with DomainBed's
 defaults and 801 steps, not SGD with momentum, weight decay and a step schedule for 80,000 steps;
 the last checkpoint, not the best robust one on the test set (the code's selection); the PGD test
-accuracy on the first 512 test images.
+accuracy on the first 512 test images; no data augmentation (the code pads-and-crops and flips
+both the CIFAR and the OOD images); a small CNN, not a WideResNet; aggregation: the paired gain
+with-OOD - without-OOD, mean and 95% CI over 5 seeds, where the paper reports single numbers per
+setting. The paper's standard-training gains are on CIFAR (test error ~5%); here standard
+training without OOD data already reaches ~0.98 clean accuracy at 801 steps, so the 0.01 clean
+gain asks OAT to remove about half the remaining errors (there is no ceiling guard; the measured
+CI, [-0.009, 0.001] at full, excludes any gain above 0.001).
+
+Positive control (measured Dec 1 2026): the data-scarce regime, ``train_size=50`` at the full
+budget: reproduced, clean gain +0.025 [0.016, 0.034], PGD gain under adversarial training +0.105
+[0.098, 0.112] (every arm fits its 50 training images). The paper offers OOD data in place of the
+unlabelled in-distribution data that narrow the gap between training and test, so its logic puts
+the gains where that gap is widest, with the fewest labelled images; measured, they grow as the
+images shrink: at 100 images (full) +0.014 [-0.002, 0.029] and +0.091 [0.079, 0.103] (inconclusive), at 500
+(the claim) -0.004 and -0.005. At the smoke budget (301 steps, 3 seeds) ``train_size=50`` is
+inconclusive (clean +0.024 [-0.012, 0.061]), ``train_size=100`` too (-0.001 [-0.034, 0.031]).
 """
 
 from __future__ import annotations
@@ -67,11 +82,17 @@ class OAT(Claim):
                 "train": Final("train/main")}  # fmt: skip
     fit = Fit("train", 0.9)
     floor = Floor("clean", 0.15)
+    extra_guards = (Floor("robust", 0.15),)  # PGD accuracy at 0 everywhere compares nothing
     figure = ArmBars("robust", by=("training", "ood"))
     controls = {
         "negative": Control({"ood_pool": "constant"}, "not reproduced", "flat grey images share "
                             "no feature with digits: nothing for uniform targets to remove",
                             slow=True),
+        "positive": Control({"train_size": 50}, "reproduced", "50 training images: the OOD "
+                            "images stand in for the in-distribution data the model lacks, so "
+                            "both gains must appear (measured: clean +0.025 [0.016, 0.034], PGD "
+                            "+0.105 [0.098, 0.112]; 160 s at load average ~6)", budget="full",
+                            heavy=True),
     }  # fmt: skip
 
     def arms(self, cfg: OATConfig):
