@@ -45,6 +45,19 @@ def test_wise_ft_fft_judge(mid, fft, bang, train, verdict):
         assert r.statistic["gain"] == pytest.approx(0.76 - 0.70, abs=1e-9)
 
 
+def test_wise_ft_fft_floor_is_twice_chance_of_the_task():
+    """The Gaussian model has 5 classes: OOD accuracies near 0.3 are near chance (0.2) there and
+    cannot be told apart, while on the 10 digit classes they are above the floor."""
+    low = [0.28, 0.29, 0.30]
+    table = wise_table(low, [0.30, 0.31, 0.32], [0.36, 0.37, 0.38], [0.05, 0.06, 0.055],
+                       [0.37, 0.38, 0.39])  # fmt: skip
+    digits = WISE.evaluate(WISE.config("smoke"), table)
+    assert digits.verdict == "reproduced", digits.evidence
+    gauss = WISE.evaluate(WISE.config("smoke", {"task": "gaussian_spurious"}), table)
+    assert gauss.verdict == "inconclusive"
+    assert "floor" in gauss.evidence
+
+
 MULTI = CLAIMS.get("ens.multi_teacher").obj
 VIEWS = ("class", "parity", "rotation")
 # per-seed linear-probe accuracy of each teacher on (class, parity, rotation): own task best
