@@ -65,7 +65,7 @@ TEACHERS = {"class": (0.92, 0.85, 0.60), "parity": (0.65, 0.93, 0.70),
             "rotation": (0.46, 0.65, 0.91)}  # fmt: skip
 
 
-def multi_table(student, teacher_train=0.95, jitter=(0.0, 0.004, -0.004)):
+def multi_table(student, teacher_train=0.95, jitter=(0.0, 0.004, -0.004), student_train=0.95):
     """Three seeds: the teachers' probes (``TEACHERS``) and the student's (``student``, one
     tuple per seed), each seed shifted by ``jitter``."""
     rows = []
@@ -73,7 +73,7 @@ def multi_table(student, teacher_train=0.95, jitter=(0.0, 0.004, -0.004)):
         for v, accs in TEACHERS.items():
             rows.append({"arm": f"teacher_{v}", "seed": s, "train": teacher_train,
                          **{k: a + j for k, a in zip(VIEWS, accs, strict=True)}})  # fmt: skip
-        rows.append({"arm": "student", "seed": s, "train": 0.85,
+        rows.append({"arm": "student", "seed": s, "train": student_train,
                      **dict(zip(VIEWS, student[s], strict=True))})  # fmt: skip
     t = pd.DataFrame(rows)
     t["data_seed"], t["status"] = t["seed"], "done"
@@ -104,6 +104,14 @@ def test_multi_teacher_judge(student, teacher_train, verdict):
         assert r.statistic["gap_class"] == pytest.approx(0.925 - 0.92, abs=1e-9)
     if teacher_train < 0.9:
         assert "did not fit" in r.evidence
+
+
+def test_multi_teacher_student_must_fit_too():
+    """A student whose features do not separate the training classes (its online class head
+    below 0.9) did not learn: inconclusive, not a verdict on distillation."""
+    r = MULTI.evaluate(MULTI.config("smoke"), multi_table(LOSES_ROTATION, student_train=0.7))
+    assert r.verdict == "inconclusive"
+    assert "student did not fit" in r.evidence
 
 
 def test_multi_teacher_student_distils_the_named_teachers():
