@@ -46,7 +46,7 @@ budget has 10 seeds: a 5-seed run was inconclusive (class -0.034 [-0.054, -0.015
 Positive control (``student_channels = [64, 128]``, 10 seeds, smoke budget: the student 1,000
 steps): a student four times as wide retains every teacher's skill, reproduced (class 0.938 vs
 0.937, +0.001 [-0.011, 0.013]; parity +0.004 [-0.000, 0.009]; rotation 0.902 vs 0.909, -0.006
-[-0.017, 0.004]; student train 0.98-0.995; 285 s with the teachers stored, heavy from scratch). At
+[-0.017, 0.004]; student train 0.98-0.995; 285 s with the teachers stored, 565 s from scratch: heavy). At
 3 seeds the same student was inconclusive (rotation +0.001 [-0.041, 0.043]). Settings that did not
 reach it: one-seed pilots of a student without ladder or dropping (class 0.86 vs 0.91) and of one
 twice as wide (32/64: class 0.89 vs 0.91, rotation 0.87 vs 0.92); weaker teachers
