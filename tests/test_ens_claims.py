@@ -45,6 +45,19 @@ def test_wise_ft_fft_judge(mid, fft, bang, train, verdict):
         assert r.statistic["gain"] == pytest.approx(0.76 - 0.70, abs=1e-9)
 
 
+def test_wise_ft_fft_floor_is_twice_chance_of_the_task():
+    """The Gaussian model has 5 classes: OOD accuracies near 0.3 are near chance (0.2) there and
+    cannot be told apart, while on the 10 digit classes they are above the floor."""
+    low = [0.28, 0.29, 0.30]
+    table = wise_table(low, [0.30, 0.31, 0.32], [0.36, 0.37, 0.38], [0.05, 0.06, 0.055],
+                       [0.37, 0.38, 0.39])  # fmt: skip
+    digits = WISE.evaluate(WISE.config("smoke"), table)
+    assert digits.verdict == "reproduced", digits.evidence
+    gauss = WISE.evaluate(WISE.config("smoke", {"task": "gaussian_spurious"}), table)
+    assert gauss.verdict == "inconclusive"
+    assert "floor" in gauss.evidence
+
+
 MULTI = CLAIMS.get("ens.multi_teacher").obj
 VIEWS = ("class", "parity", "rotation")
 # per-seed linear-probe accuracy of each teacher on (class, parity, rotation): own task best
@@ -52,7 +65,7 @@ TEACHERS = {"class": (0.92, 0.85, 0.60), "parity": (0.65, 0.93, 0.70),
             "rotation": (0.46, 0.65, 0.91)}  # fmt: skip
 
 
-def multi_table(student, teacher_train=0.95, jitter=(0.0, 0.004, -0.004)):
+def multi_table(student, teacher_train=0.95, jitter=(0.0, 0.004, -0.004), student_train=0.95):
     """Three seeds: the teachers' probes (``TEACHERS``) and the student's (``student``, one
     tuple per seed), each seed shifted by ``jitter``."""
     rows = []
@@ -60,7 +73,7 @@ def multi_table(student, teacher_train=0.95, jitter=(0.0, 0.004, -0.004)):
         for v, accs in TEACHERS.items():
             rows.append({"arm": f"teacher_{v}", "seed": s, "train": teacher_train,
                          **{k: a + j for k, a in zip(VIEWS, accs, strict=True)}})  # fmt: skip
-        rows.append({"arm": "student", "seed": s, "train": 0.85,
+        rows.append({"arm": "student", "seed": s, "train": student_train,
                      **dict(zip(VIEWS, student[s], strict=True))})  # fmt: skip
     t = pd.DataFrame(rows)
     t["data_seed"], t["status"] = t["seed"], "done"
@@ -91,6 +104,14 @@ def test_multi_teacher_judge(student, teacher_train, verdict):
         assert r.statistic["gap_class"] == pytest.approx(0.925 - 0.92, abs=1e-9)
     if teacher_train < 0.9:
         assert "did not fit" in r.evidence
+
+
+def test_multi_teacher_student_must_fit_too():
+    """A student whose features do not separate the training classes (its online class head
+    below 0.9) did not learn: inconclusive, not a verdict on distillation."""
+    r = MULTI.evaluate(MULTI.config("smoke"), multi_table(LOSES_ROTATION, student_train=0.7))
+    assert r.verdict == "inconclusive"
+    assert "student did not fit" in r.evidence
 
 
 def test_multi_teacher_student_distils_the_named_teachers():

@@ -12,6 +12,22 @@ training sample) pairs, per seed. Differences: the paper checks EK-FAC against t
 Bregman response function next to LiSSA on regression, MNIST, CIFAR and language models; here
 against the exact damped-GGN inverse (the quantity EK-FAC approximates) on one small MLP.
 
+Protocol audit (issue h24). Grosse et al. released no code; kronfluence (``pomonam/kronfluence``,
+by co-author Bae) is the public re-implementation, and EK-FAC's rules here match its
+``factor/eigen.py`` (activation and pre-activation-gradient covariances, their eigenbases, the
+eigenvalues re-estimated from rotated per-sample gradients, IHVP ``g / (Λ + λ)`` in that basis): the
+method is faithful, not a reconstruction. Differences: kronfluence's default damping is an absolute
+1e-8 and its heuristic (``damping=None``) damps each layer by 0.1 x the mean of that layer's
+corrected eigenvalues, here one λ (0.1 x the mean exact-GGN eigenvalue) for every layer and every
+estimator, so that all are compared with one exact target; the ground truth is the exact damped-GGN
+inverse (what LiSSA converges to), not the PBRF; the paper's statement is relative (EK-FAC about as
+accurate as LiSSA, both against the PBRF), the catalogue's and this claim's absolute (Spearman >=
+0.7 against the exact inverse), which is a stricter test than the paper's; the statistic is the
+catalogue's (Spearman over all query x training pairs; Pearson recorded next to it, 0.711 at full
+budget), the paper's correlation statistic could not be read offline; 10 seeds, mean with a 95% CI.
+Guards: the model fits (train accuracy >= 0.95; mean 0.979 at full budget); no floor
+(correlations, not accuracies). Not done: leave-one-out retraining and the order-flip transformer.
+
 Negative control (``estimator="dot"``): the same trained models scored by the gradient dot product,
 which ignores the curvature. The paper's reason for an inverse-curvature estimator is that the GGN
 is far from isotropic (here 88% of its eigenvalues lie below 0.1 x their mean), so the dot product

@@ -5,12 +5,48 @@ A is trained on data whose spurious features ``pre_features`` follow the class (
 fine-tuned from A on data where the *other* features ``ft_features`` do; B_bang is B fine-tuned
 with label smoothing and Mixup (BANG). The ``wise`` probe of each fine-tuned run interpolates it
 with A (lambda = 0.5, fixed before running) on the OOD split, where every spurious feature is
-random. Differences from the paper: MultiColorMNIST becomes 12x12 scikit-learn digits with 8
-colour patches read by a one-hidden-layer MLP (or the paper's Gaussian model, ``task =
-"gaussian_spurious"``), A is trained on coloured data rather than pre-trained at scale, one lambda
-instead of the paper's sweep. No positive control: on the Gaussian model (10 spurious features,
-disjoint sets) at smoke budget the fine-tuned ends did not fit (train 0.86) and the midpoint did
-not beat them (-0.003), so no setting is known yet where ``reproduced`` is reached at this scale.
+random. The method is the paper's (WiSE-FT's linear weight path; BANG = fine-tuning with Mixup
+and label smoothing), not a reconstruction; BANG's values (smoothing 0.1, Mixup alpha 0.2) are
+the usual ones, the paper's are not available offline.
+
+Differences from the paper (no official code was found: ``search`` over code, issues and pages
+finds the paper, its reviews and unrelated MultiColorMNIST code only):
+- design: the paper shows the FalseFalseTrue cases and BANG on CLIP (zero-shot model -> ImageNet
+  fine-tune, OOD on ImageNet variants), and the value of diverse spurious features on
+  MultiColorMNIST with ensembles of two models each trained on its own spurious features; here
+  both are asked of one pair on one small task, where A is not pre-trained at scale but trained
+  on coloured data (the catalogue's reading trains A on grayscale, ``pre_features = []``);
+- data: MultiColorMNIST becomes 12x12 scikit-learn digits with 8 2x2 colour patches read by a
+  one-hidden-layer MLP (or the paper's Gaussian model, ``task = "gaussian_spurious"``, with its
+  task defaults: 5 classes, one 16-d invariant feature of norm 1, noise 1);
+- metric and aggregation: one lambda (0.5) instead of the paper's sweep, the mean over 5 paired
+  seeds (full budget) instead of single runs. A lambda sweep (0.1 ... 0.9, default config, full
+  budget, an exploration) rises monotonically from A to B (OOD 0.676, 0.711, ..., 0.842, 0.843),
+  so the fixed lambda is not what hides an interior maximum.
+
+Guards: every arm (A, B, B_bang) fits its training data (train accuracy >= 0.9); the floor is
+twice chance on ``ood`` (0.2 for the 10 digit classes, 0.4 for the Gaussian model's 5 classes,
+whose OOD accuracies sit near chance at these settings: 0.25-0.29).
+
+No positive control: no setting reached ``reproduced``. Measured at full budget (5 seeds, each
+setting a single override of the default): in every one B's OOD accuracy exceeds A's and the
+midpoint falls between them (midpoint - better end, FalseFalseTrue share): ``pre_features = []``
+(A on colour-free digits, the catalogue's reading: A 0.958, B 0.951, -0.001, 0.000: the digit
+alone already generalises), ``pre_steps = 2000`` (-0.050, 0.004), ``p_train = 1.0`` (-0.054,
+0.007), ``p_train = 0.8`` (-0.018, 0.003), ``ft_steps = 50`` (-0.046, 0.003), ``ft_lr = 1e-3``
+(-0.047, 0.004), 16 patches split 8/8 (-0.049, 0.007), A colour-free and B on all 8 patches
+(-0.001, 0.000), the Gaussian model with 20 spurious features split 10/10 (A 0.265, B 0.294:
+-0.009, 0.006) and with 40 split 20/20 at p = 0.8 (A 0.249, B 0.271: -0.003, 0.009); in
+explorations of the Gaussian model with a stronger invariant feature (norm 2 and 3, 10/10) the OOD
+accuracy along the path again rose monotonically from A (0.437; 0.620) to B (0.516; 0.741).
+Fine-tuning B on data where A's spurious features are random unlearns them, so B is A with less
+spurious reliance and more training on the digit: the paper's premise (two ends of comparable
+OOD accuracy relying on different spurious features) is not put in place by this design. The
+reverse regime, closest to the paper's WiSE-FT (A briefly trained on colour-free digits,
+``pre_features = []`` with ``pre_steps = 100``: A 0.936, B 0.886), gives the paper's curve shape but
+too small an effect: the path peaks inside (0.942 at lambda = 0.3, +0.006 over A, below the
+claim's 0.01) and the midpoint is -0.002 [-0.014, 0.010] with FalseFalseTrue 0.001 (not
+reproduced); with ``pre_steps = 30`` A does not fit (train 0.895: inconclusive).
 """
 
 from __future__ import annotations
@@ -34,6 +70,7 @@ MLP = {"name": "mlp", "params": {"width": 256, "depth": 1}}
 TASKS = {"multicolor_digits": ("n_patches", {"train_size": 1000}, MLP),
          "gaussian_spurious": ("n_spurious", {"n_train": 2000, "n_test": 2000},
                                {"name": "mlp", "params": {"width": 128, "depth": 1}})}  # fmt: skip
+FLOORS = {"multicolor_digits": 0.2, "gaussian_spurious": 0.4}  # twice chance (10 and 5 classes)
 
 
 class WiseConfig(Params):
@@ -71,7 +108,7 @@ class WiseFTFFT(Claim):
         "ood_mid": Final(OOD, f"wise_acc@{LAM:g}"), "fft": Final(OOD, f"fft@{LAM:g}"),
     }  # fmt: skip
     fit = Fit("train", 0.9)
-    floor = Floor("ood", 0.2)  # 10 (or 5) classes: chance 0.1 (0.2)
+    floor = Floor("ood", 0.2)  # twice chance: 10 digit classes (the Gaussian model: see guards)
     figure = ArmBars("ood_mid", by="arm")
     controls = {
         "negative": Control({"ft_features": [0, 1, 2, 3]}, "not reproduced", "B fine-tuned on "
@@ -79,6 +116,12 @@ class WiseFTFFT(Claim):
                             "FalseFalseTrue examples and no midpoint gain (the paper's mechanism)",
                             slow=True),
     }  # fmt: skip
+
+    def guards(self, cfg: WiseConfig):
+        """The floor is twice chance: 0.2 for the 10 digit classes, 0.4 for the Gaussian model's 5
+        (0.2 would be chance itself there)."""
+        level = FLOORS[cfg.task]
+        return [self.fit, Floor("ood", level), *self.extra_guards]
 
     def arms(self, cfg: WiseConfig):
         size_key, sizes, model = TASKS[cfg.task]
