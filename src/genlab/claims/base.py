@@ -129,8 +129,9 @@ class Claim:
     replicates: ClassVar[tuple[str, ...]] = REPLICATES
     figure: ClassVar[Any] = None
     controls: ClassVar[dict[str, Control]] = {}
-    # non-empty when the method is genlab's reconstruction of the paper's (its rules unavailable):
-    # what was reconstructed and from what; a failure of the reconstruction refutes no paper
+    # non-empty when the method or the predicate is genlab's reconstruction of the paper's (its
+    # rules or its statistic unavailable): what was reconstructed and from what; a failure of the
+    # reconstruction refutes no paper
     reconstruction: ClassVar[str] = ""
 
     # ---- what a claim is --------------------------------------------------------------------
@@ -255,7 +256,7 @@ class Claim:
 
         ``reproduced`` cannot stand while a negative control is known to come out otherwise
         (``Control.open``), for then the design does not separate the paper's effect from what
-        the control lacks; ``not reproduced`` cannot stand when the method is a
+        the control lacks; ``not reproduced`` cannot stand when the method or the predicate is a
         ``reconstruction``, for its failure may be the reconstruction's. Both read
         ``inconclusive``, saying why (the decision's own verdict stays in the evidence)."""
         bad = [n for n, c in self.controls.items() if c.expect == "not reproduced" and c.open]
@@ -265,8 +266,8 @@ class Claim:
             guard = GuardResult("negative control", False, f"negative control {', '.join(bad)} "
                                 "does not fail (open)")  # fmt: skip
         elif result.verdict == "not reproduced" and self.reconstruction:
-            why = (f"the method is genlab's reconstruction ({self.reconstruction}), so its "
-                   "'not reproduced' does not refute the paper")  # fmt: skip
+            why = (f"the claim is genlab's reconstruction ({self.reconstruction}), so its 'not "
+                   "reproduced' does not refute the paper")  # fmt: skip
             guard = GuardResult("reconstruction", False, "not reproduced by a reconstruction")
         else:
             return result
