@@ -2,9 +2,23 @@
 hint task extrapolates to longer sequences far better than sorting trained alone.
 
 Both arms train the same transformer on ``seq_sort_hint`` (distinct integers, teacher forcing),
-one with the hint task mixed into every batch; tests are sorting alone. Differences from the paper
-(no official code found): a 2-layer d=64 NoPE model, train <= 8 and test to 32 (the paper: <= 20,
-test to 100), a fixed training sample, none of its "length-dependent parameters".
+one with the hint task mixed into every batch; tests are sorting alone. No official code found
+(searched GitHub code, issues and pages for the paper, its title and authors), so the protocol
+follows the paper's text. The hint is the paper's best one (identity + successor); the method is
+plain multi-task training, not a reconstruction. Differences from the paper:
+
+- scale: a 2-layer d=64 NoPE model (the paper's model and positional encoding are not matched),
+  train lengths <= 8 and tests to 32 (the paper: <= 20, tested at 100);
+- data: distinct integers (the successor must be defined; the paper's headline 92% is with
+  repetitions), a fixed sample of 2,000 sorting + 2,000 hint examples;
+- metric and aggregation: exact match of the whole sorted output (the paper's), but averaged
+  over 4 test lengths 9/17/24/32 (the paper reports each length, its headline at the longest),
+  per seed, 5 seeds with a 95% t-CI;
+- none of its "length-dependent parameters" (the tempered softmax).
+
+The paper's premise, standard training failing beyond the training lengths (< 1% at 5x), does
+not hold here: sorting alone reaches 0.66 exact match over 9-32 with NoPE, and the hint does not
+add to it.
 """
 
 from __future__ import annotations
