@@ -39,6 +39,7 @@ which attends both ways and reads a CLS token.
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 import pandas as pd
 from pydantic import Field, model_validator
@@ -64,7 +65,15 @@ class SymbolsConfig(Params):
     n_test: int = Field(1000, ge=1)
     d_model: int = Field(64, ge=4)
     n_layers: int = Field(2, ge=1)
+    n_heads: int = Field(4, ge=1, description="heads (width d_model / n_heads; the paper's: 64)")
     positional: PositionalName = Field("learned")
+    causal: bool = Field(True, description="False: both arms attend both ways (the paper's)")
+    readout: Literal["last", "cls"] = Field(
+        "last", description="both arms read the last symbol, or an appended CLS token (paper)"
+    )
+    identity_scale: Literal["sqrt_dhead"] | float = Field(
+        "sqrt_dhead", description="x x^T over sqrt(d_head), or times this (paper: 1.0, init 0)"
+    )
     modified_qk: bool = Field(True, description="the modified arm adds a_h I to W_Q W_K^T")
     modified_vo: bool = Field(True, description="the modified arm adds b_h I to W_V W_O")
     identity_init: float = Field(1.0, description="initial a_h, b_h of the modified arm")
@@ -115,16 +124,24 @@ class AbstractSymbols(Claim):
     }  # fmt: skip
 
     def arms(self, cfg: SymbolsConfig):
-        common = {"d_model": cfg.d_model, "n_heads": 4, "n_layers": cfg.n_layers,
+        common = {"d_model": cfg.d_model, "n_heads": cfg.n_heads, "n_layers": cfg.n_layers,
                   "positional": cfg.positional}  # fmt: skip
+        # the paper's network (both ways, CLS read-out) for both arms; passed only when asked
+        # for, so the recorded runs keep their ids
+        net = {k: getattr(cfg, k) for k, default in (("causal", True), ("readout", "last"))
+               if getattr(cfg, k) != default}  # fmt: skip
+        scale = {} if cfg.identity_scale == "sqrt_dhead" else {"identity_scale": cfg.identity_scale}
         modified = {"name": "transformer_symbolic", "params": {
-            **common, "identity_qk": cfg.modified_qk, "identity_vo": cfg.modified_vo,
-            "identity_init": cfg.identity_init}}  # fmt: skip
+            **common, **net, **scale, "identity_qk": cfg.modified_qk,
+            "identity_vo": cfg.modified_vo, "identity_init": cfg.identity_init}}  # fmt: skip
+        vanilla = ({"name": "transformer", "params": common} if not net else
+                   {"name": "transformer_symbolic", "params": {
+                       **common, **net, "identity_qk": False, "identity_vo": False}})  # fmt: skip
         base = {
             "task": {"name": "seq_templates", "params": {
                 "templates": cfg.templates, "n_symbols_train": cfg.n_symbols_train,
                 "n_symbols_test": cfg.n_symbols_test, "n_val": 200, "n_test": cfg.n_test}},
-            "model": {"name": "transformer", "params": common}, "steps": cfg.steps,
+            "model": vanilla, "steps": cfg.steps,
             "batch_size": cfg.batch_size, "optimizer": {"name": "adamw", "lr": cfg.lr,
                                                         "grad_clip": 1.0},
             "eval": {"every": cfg.steps, "log_points": 0, "probes": [{"name": "accuracy"}]},
