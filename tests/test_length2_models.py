@@ -171,15 +171,22 @@ def test_identity_multiplier() -> None:
         assert torch.allclose(attn(h)[0, 1], want, atol=1e-4)
 
 
-def test_abstract_symbols_default_arms_pass_no_paper_form_params() -> None:
+def test_abstract_symbols_arms_pass_the_network_only_off_the_model_defaults() -> None:
+    """The claim's default is the paper's form; its causal form passes none of the new params,
+    so its runs keep the ids they were recorded under."""
     from genlab.claims import CLAIMS
 
     claim = CLAIMS.get("length.abstract_symbols").obj
-    for arm in claim.arms(claim.config("smoke", {}, None)):
+    causal = {"causal": True, "readout": "last", "identity_scale": "sqrt_dhead",
+              "identity_init": 1.0}  # fmt: skip
+    for arm in claim.arms(claim.config("smoke", causal, None)):
         assert not {"causal", "readout", "identity_scale"} & set(arm.spec.model.params)
-    paper = {"causal": False, "readout": "cls", "identity_scale": 1.0, "identity_init": 0.0}
-    for arm in claim.arms(claim.config("smoke", paper, None)):
+        assert arm.spec.model.name == ("transformer" if arm.labels["arm"] == "vanilla"
+                                       else "transformer_symbolic")  # fmt: skip
+    for arm in claim.arms(claim.config("smoke", {}, None)):
         p = arm.spec.model.params
         assert arm.spec.model.name == "transformer_symbolic"
         assert p["causal"] is False and p["readout"] == "cls"
         assert p["identity_qk"] is (arm.labels["arm"] == "modified")
+        if arm.labels["arm"] == "modified":
+            assert p["identity_scale"] == 1.0 and p["identity_init"] == 0.0
