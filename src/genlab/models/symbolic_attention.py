@@ -16,20 +16,44 @@ initialised exactly as ``transformer`` with the same seed; ``a_h`` and ``b_h`` s
 network memorising the training symbols first). The model ``transformer_symbolic`` takes every
 ``transformer`` param plus ``identity_qk``, ``identity_vo`` (switch each term on or off) and
 ``identity_init``.
+
+The paper's own network (its code, github.com/eboix/relational-reasoning, ``experiments/models.py``)
+differs in three ways, each an option here (the defaults keep the form above):
+
+- ``causal=False``: every position attends to every other (the paper's encoder is bidirectional);
+- ``readout="cls"``: a learned CLS token (initialised N(0, 1), as the paper's) is appended after
+  the input, with a position of its own, and classification reads it (``"last"``: the last
+  input token). The input itself never contains the label, so no readout can see the answer;
+- ``identity_scale``: ``"sqrt_dhead"`` (ours) divides ``x x^T`` by ``sqrt(d_head)``; a number
+  ``c`` multiplies it instead (the paper's ``wkwq_id_mult``, 1.0 by default in its code, with
+  ``a_h`` started at 0: ``identity_init=0``). ``identity_vo_scale`` multiplies the value term the
+  same way (the paper's ``wvwo_id_mult``, 1.0 by default; ours has always been 1.0). Under Adam a
+  multiplier on a parameter started at 0 acts as a larger learning rate for it.
 """
 
 from __future__ import annotations
 
 import math
+from typing import Any, Literal
 
 import torch
-from pydantic import Field
+from pydantic import Field, model_serializer, model_validator
 from torch import Tensor, nn
 
 from genlab.data import TaskInfo
 from genlab.models import MODELS
 from genlab.models.positional import PositionalEncoding
 from genlab.models.transformer import Attention, Transformer, TransformerParams
+from genlab.models.transformer_encoder import ENCODER_POSITIONAL
+
+# The paper-form params and their defaults: left out of the serialised (and hashed) params at
+# these values, so specs written before they existed keep their run ids.
+PAPER_FORM_DEFAULTS: dict[str, Any] = {
+    "identity_scale": "sqrt_dhead",
+    "identity_vo_scale": 1.0,
+    "causal": True,
+    "readout": "last",
+}
 
 
 class SymbolicParams(TransformerParams):
@@ -38,10 +62,38 @@ class SymbolicParams(TransformerParams):
     identity_qk: bool = Field(True, description="add a_h * x x^T to each head's attention scores")
     identity_vo: bool = Field(True, description="add b_h * A_h x to the attention output")
     identity_init: float = Field(1.0, ge=-100, le=100, description="initial a_h and b_h")
+    identity_scale: Literal["sqrt_dhead"] | float = Field(
+        "sqrt_dhead",
+        description="x x^T in the scores: divided by sqrt(d_head), or times this number (paper)",
+    )
+    identity_vo_scale: float = Field(1.0, description="multiplier of the b_h value term")
+    causal: bool = Field(True, description="causal attention; False attends both ways (paper)")
+    readout: Literal["last", "cls"] = Field(
+        "last", description="classify from the last token, or from an appended CLS token (paper)"
+    )
+
+    @model_serializer(mode="wrap")
+    def _without_default_paper_form(self, handler: Any) -> dict[str, Any]:
+        """At their defaults the paper-form params serialise (and hash) as before they existed."""
+        data = handler(self)
+        for key, default in PAPER_FORM_DEFAULTS.items():
+            if key in data and data[key] == default and type(data[key]) is type(default):
+                data.pop(key)
+        return data
+
+    @model_validator(mode="after")
+    def _bidirectional_positions(self) -> SymbolicParams:
+        if not self.causal and self.positional not in ENCODER_POSITIONAL:
+            raise ValueError(
+                f"positional: causal=False takes {', '.join(ENCODER_POSITIONAL)}, got "
+                f"{self.positional!r} (its attention bias assumes causal distances)"
+            )
+        return self
 
 
 class SymbolicAttention(Attention):
-    """Causal self-attention with the per-head identity terms ``a_h`` (scores), ``b_h`` (values)."""
+    """Self-attention (causal unless ``causal=False``) with the per-head identity terms ``a_h``
+    (scores) and ``b_h`` (values)."""
 
     def __init__(
         self,
@@ -52,9 +104,15 @@ class SymbolicAttention(Attention):
         identity_qk: bool,
         identity_vo: bool,
         init: float = 1.0,
+        scale: str | float = "sqrt_dhead",
+        vo_scale: float = 1.0,
+        causal: bool = True,
     ) -> None:
         super().__init__(d_model, n_heads, dropout, pos)
         self.identity_qk, self.identity_vo = identity_qk, identity_vo
+        self.causal = causal
+        self.qk_mult = None if scale == "sqrt_dhead" else float(scale)  # None: / sqrt(d_head)
+        self.vo_mult = float(vo_scale)
         self.a = nn.Parameter(torch.full((n_heads,), float(init)))
         self.b = nn.Parameter(torch.full((n_heads,), float(init)))
         self.drop = nn.Dropout(dropout)
@@ -67,27 +125,37 @@ class SymbolicAttention(Attention):
         q, k = self.pos.rotate(q, k)
         scores = q @ k.transpose(-1, -2) / math.sqrt(dh)  # (n, heads, t, t)
         if self.identity_qk:
-            gram = (h @ h.transpose(-1, -2)) / math.sqrt(dh)  # (n, t, t)
+            gram = h @ h.transpose(-1, -2)  # (n, t, t)
+            gram = gram / math.sqrt(dh) if self.qk_mult is None else gram * self.qk_mult
             scores = scores + self.a.view(1, -1, 1, 1) * gram.unsqueeze(1)
         bias = self.pos.attention_bias(t)
         if bias is not None:
             scores = scores + bias.to(h.dtype)
-        causal = h.new_ones(t, t, dtype=torch.bool).tril()
-        scores = scores.masked_fill(~causal, float("-inf"))
+        if self.causal:
+            causal = h.new_ones(t, t, dtype=torch.bool).tril()
+            scores = scores.masked_fill(~causal, float("-inf"))
         if last_only:
             scores = scores[:, :, -1:]
         attn = self.drop(scores.softmax(-1))
         y = self.out((attn @ v).transpose(1, 2).reshape(n, attn.shape[2], d))
         if self.identity_vo:  # sum_h b_h * A_h x, in model space
-            y = y + torch.einsum("h,nhqk,nkd->nqd", self.b, attn, h)
+            y = y + self.vo_mult * torch.einsum("h,nhqk,nkd->nqd", self.b, attn, h)
         return y
 
 
 class SymbolicTransformer(Transformer):
-    """``Transformer`` whose attention layers are ``SymbolicAttention`` (same initial weights)."""
+    """``Transformer`` whose attention layers are ``SymbolicAttention`` (same initial weights);
+    with ``readout="cls"`` a CLS token is appended after the input and classification reads it."""
 
     def __init__(self, p: SymbolicParams, info: TaskInfo) -> None:
+        cls = p.readout == "cls"
+        if cls:
+            if info.kind != "classification":
+                raise ValueError("readout='cls' needs a classification task")
+            longest = p.max_len or info.extra.get("max_length") or info.seq_len or 512
+            p = p.model_copy(update={"max_len": longest + 1})  # one more position: the CLS
         super().__init__(p, info)
+        self.cls = nn.Parameter(torch.randn(1, 1, p.d_model)) if cls else None
         for block in self.blocks:
             old = block.attn
             new = SymbolicAttention(
@@ -98,10 +166,26 @@ class SymbolicTransformer(Transformer):
                 p.identity_qk,
                 p.identity_vo,
                 p.identity_init,
+                p.identity_scale,
+                p.identity_vo_scale,
+                p.causal,
             )
             new.qkv.load_state_dict(old.qkv.state_dict())
             new.out.load_state_dict(old.out.state_dict())
             block.attn = new
+
+    def forward(self, x: Tensor) -> Tensor:
+        if self.cls is None:
+            return super().forward(x)
+        if x.shape[1] + 1 > self.max_len:
+            raise ValueError(
+                f"input length {x.shape[1]} + CLS exceeds the model's max_len {self.max_len}"
+            )
+        h = torch.cat([self.embed(x), self.cls.expand(x.shape[0], 1, -1)], dim=1)
+        h = self.pos.add_to_input(h)
+        for i, block in enumerate(self.blocks):  # the last block computes the CLS position only
+            h = block(h, last_only=i == len(self.blocks) - 1)
+        return self.unembed(self.ln_f(h[:, -1]))
 
 
 @MODELS.register(
