@@ -245,7 +245,8 @@ def test_a_reproduced_verdict_needs_a_negative_control_that_fails(verdict, open_
 
     class Stub(Claim):
         id = "stub.open"
-        controls = {"negative": Control({}, "not reproduced", "why", open=open_)}
+        controls = {"negative": Control({}, "not reproduced", "why", open=open_),
+                    "positive": Control({}, "reproduced", "why")}  # fmt: skip
 
     out = Stub().recorded(ClaimResult("stub.open", verdict, {}, "Evidence."))
     assert out.verdict == expect
@@ -268,3 +269,24 @@ def test_a_reconstructed_method_cannot_refute_its_paper(verdict, expect):
     out = Stub().recorded(ClaimResult("stub.reconstructed", verdict, {}, "Evidence."))
     assert out.verdict == expect
     assert ("does not refute the paper" in out.evidence) == (verdict == "not reproduced")
+
+
+@pytest.mark.parametrize(("positive", "expect"), [
+    (None, "inconclusive"),  # no positive control at all
+    ("measured: inconclusive", "inconclusive"),  # one that does not pass
+    ("", "not reproduced"),
+])  # fmt: skip
+def test_not_reproduced_needs_a_positive_control_that_passes(positive, expect):
+    from genlab.claims.base import ClaimResult
+
+    class Stub(Claim):
+        id = "stub.reachable"
+        controls = {"negative": Control({}, "not reproduced", "why")} | (
+            {}
+            if positive is None
+            else {"positive": Control({}, "reproduced", "why", open=positive)}
+        )
+
+    out = Stub().recorded(ClaimResult("stub.reachable", "not reproduced", {}, "Evidence."))
+    assert out.verdict == expect
+    assert ("no positive control shows" in out.evidence) == (expect == "inconclusive")

@@ -126,3 +126,17 @@ def test_cosine_decay_after_warm_up():
     assert cos[:5] == pytest.approx([*warm, 1.0, 1.0])  # the warm-up ends at the full rate
     assert cos[9] == pytest.approx(0.5)  # half-way through the 10 decay steps
     assert all(a > b for a, b in zip(cos[4:], cos[5:], strict=False)) and 0 < cos[-1] < 0.03
+
+
+@pytest.mark.parametrize(("spec", "old_id"), [
+    ({"task": {"name": "colored_digits"}, "model": {"name": "mlp"}, "method": {"name": "dmg"}},
+     "29944cc6c9572aa1"),  # dmg before ``masks``
+    ({"task": {"name": "gcog", "params": {"n_train": 50}}, "model": {"name": "transformer"}},
+     "708e8bbd374ceb9f"),  # gcog before ``train_depth``
+    ({"task": {"name": "seq_templates"}, "model": {"name": "transformer_symbolic"}},
+     "6db8c46cf9a4b748"),  # transformer_symbolic before its paper-form params
+])  # fmt: skip
+def test_params_added_later_keep_old_run_ids_at_their_quiet_defaults(spec, old_id):
+    """Ids computed on main before each field existed (commit b804253): ``Params.quiet_defaults``
+    leaves those fields out at their old implicit value."""
+    assert parse_spec({**spec, "steps": 5}).run_id == old_id

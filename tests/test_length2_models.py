@@ -77,10 +77,10 @@ def test_unknown_param_is_rejected() -> None:
 
 def test_paper_form_params_at_default_keep_the_run_ids() -> None:
     """The new params, at their defaults, are left out of the serialised (hashed) params."""
-    from genlab.models.symbolic_attention import PAPER_FORM_DEFAULTS, SymbolicParams
+    from genlab.models.symbolic_attention import SymbolicParams
 
     dumped = SymbolicParams().model_dump(mode="json")
-    assert not set(PAPER_FORM_DEFAULTS) & set(dumped)
+    assert not set(SymbolicParams.quiet_defaults) & set(dumped)
     given = SymbolicParams(causal=False, readout="cls", identity_scale=1.0, identity_vo_scale=2.0)
     dumped = given.model_dump(mode="json")
     assert dumped["causal"] is False and dumped["readout"] == "cls"

@@ -6,7 +6,8 @@
 ``benchmarks/claims_suite.py`` ran (its ``claims_suite.json`` gives the wall times). Each table
 sits between ``<!-- verdicts:begin -->`` and ``<!-- verdicts:end -->``; a claim that neither store
 holds keeps its row from ``docs/verdicts.md`` (a verdict measured elsewhere, e.g. on a branch),
-so a partial re-run updates what it measured and nothing else. ``--check`` exits 1 when a file
+and a claim that only one store holds keeps the other budget's cells, so a partial re-run updates
+what it measured and nothing else. ``--check`` exits 1 when a file
 would change, without writing.
 """
 
@@ -66,13 +67,20 @@ def rows(smoke: str | None, full: str | None) -> dict[str, str]:
         if s is None and f is None and e.name in keep:
             out[e.name] = keep[e.name]
             continue
+        # a budget neither store holds keeps its cells from the old row
+        _, _, old_s, old_f, old_wall, old_ev = (
+            [c.strip() for c in keep[e.name].split("|")[1:-1]] if e.name in keep
+            else ["", "", "not run", "not run", "", ""])  # fmt: skip
         t = times.get(f"{e.name}@full", {})
         wall = f"{t['wall_s']:.0f} s" if t.get("complete") and f is not None else ""
         refs = ", ".join(f"#{p.row}" if p.row is not None else p.authors for p in e.obj.papers)
-        evidence = short(f.evidence) if f is not None else \
-            (short(s.evidence) + " (smoke)" if s is not None else "")  # fmt: skip
-        out[e.name] = (f"| `{e.name}` | {refs} | {s.verdict if s is not None else 'not run'} | "
-                       f"{f.verdict if f is not None else 'not run'} | {wall} | {evidence} |")  # fmt: skip
+        if f is not None:
+            full_v, evidence = f.verdict, short(f.evidence)
+        else:
+            full_v, wall = old_f, old_wall
+            evidence = old_ev if old_f != "not run" or s is None else short(s.evidence) + " (smoke)"
+        out[e.name] = (f"| `{e.name}` | {refs} | {s.verdict if s is not None else old_s} | "
+                       f"{full_v} | {wall} | {evidence} |")  # fmt: skip
     return out
 
 

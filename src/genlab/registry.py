@@ -14,9 +14,9 @@ import inspect
 import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, model_serializer
 
 from genlab.errors import SpecError
 
@@ -32,9 +32,22 @@ class DuplicateName(ValueError):
 
 
 class Params(BaseModel):
-    """Base of every component's params: unknown keys are errors, values are validated."""
+    """Base of every component's params: unknown keys are errors, values are validated.
+
+    ``quiet_defaults`` names fields added after runs were recorded, with the value they had
+    implicitly before: at that value a field is left out of the serialised params, so specs
+    written before it existed keep their run ids (a run's id hashes its params)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+    quiet_defaults: ClassVar[dict[str, Any]] = {}
+
+    @model_serializer(mode="wrap")
+    def _without_quiet_defaults(self, handler: Any) -> dict[str, Any]:
+        data = handler(self)
+        for key, default in self.quiet_defaults.items():
+            if key in data and data[key] == default and type(data[key]) is type(default):
+                del data[key]
+        return data
 
 
 class NoParams(Params):

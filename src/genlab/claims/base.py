@@ -257,9 +257,12 @@ class Claim:
         ``reproduced`` cannot stand while a negative control is known to come out otherwise
         (``Control.open``), for then the design does not separate the paper's effect from what
         the control lacks; ``not reproduced`` cannot stand when the method or the predicate is a
-        ``reconstruction``, for its failure may be the reconstruction's. Both read
-        ``inconclusive``, saying why (the decision's own verdict stays in the evidence)."""
+        ``reconstruction``, for its failure may be the reconstruction's, nor without a positive
+        control that comes out ``reproduced`` (not ``open``), for without one nothing shows that
+        the design could succeed. Each reads ``inconclusive``, saying why (the decision's own
+        verdict stays in the evidence)."""
         bad = [n for n, c in self.controls.items() if c.expect == "not reproduced" and c.open]
+        reachable = any(c.expect == "reproduced" and not c.open for c in self.controls.values())
         if result.verdict == "reproduced" and bad:
             why = (f"the negative control {', '.join(bad)} does not fail (see `genlab claims "
                    "show`), so the design does not isolate the effect")  # fmt: skip
@@ -269,6 +272,10 @@ class Claim:
             why = (f"the claim is genlab's reconstruction ({self.reconstruction}), so its 'not "
                    "reproduced' does not refute the paper")  # fmt: skip
             guard = GuardResult("reconstruction", False, "not reproduced by a reconstruction")
+        elif result.verdict == "not reproduced" and not reachable:
+            why = ("no positive control shows that 'reproduced' is reachable with this design, so "
+                   "its 'not reproduced' may be the design's")  # fmt: skip
+            guard = GuardResult("positive control", False, "no positive control passes")
         else:
             return result
         result.guards.append(guard)

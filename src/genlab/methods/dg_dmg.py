@@ -43,6 +43,7 @@ class DMGParams(Params):
     masks: Literal["soft", "sampled"] = Field(
         "soft", description="soft masks, or the official code's sampled hard masks (see module)"
     )
+    quiet_defaults = {"masks": "soft"}  # soft-mask runs keep their run ids
 
 
 def soft_iou(a: Tensor, b: Tensor) -> Tensor:

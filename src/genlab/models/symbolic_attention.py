@@ -34,10 +34,10 @@ differs in three ways, each an option here (the defaults keep the form above):
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Literal
 
 import torch
-from pydantic import Field, model_serializer, model_validator
+from pydantic import Field, model_validator
 from torch import Tensor, nn
 
 from genlab.data import TaskInfo
@@ -45,15 +45,6 @@ from genlab.models import MODELS
 from genlab.models.positional import PositionalEncoding
 from genlab.models.transformer import Attention, Transformer, TransformerParams
 from genlab.models.transformer_encoder import ENCODER_POSITIONAL
-
-# The paper-form params and their defaults: left out of the serialised (and hashed) params at
-# these values, so specs written before they existed keep their run ids.
-PAPER_FORM_DEFAULTS: dict[str, Any] = {
-    "identity_scale": "sqrt_dhead",
-    "identity_vo_scale": 1.0,
-    "causal": True,
-    "readout": "last",
-}
 
 
 class SymbolicParams(TransformerParams):
@@ -72,14 +63,9 @@ class SymbolicParams(TransformerParams):
         "last", description="classify from the last token, or from an appended CLS token (paper)"
     )
 
-    @model_serializer(mode="wrap")
-    def _without_default_paper_form(self, handler: Any) -> dict[str, Any]:
-        """At their defaults the paper-form params serialise (and hash) as before they existed."""
-        data = handler(self)
-        for key, default in PAPER_FORM_DEFAULTS.items():
-            if key in data and data[key] == default and type(data[key]) is type(default):
-                data.pop(key)
-        return data
+    # the paper-form params at their defaults: left out of the run id, as before they existed
+    quiet_defaults = {"identity_scale": "sqrt_dhead", "identity_vo_scale": 1.0, "causal": True,
+                      "readout": "last"}  # fmt: skip
 
     @model_validator(mode="after")
     def _bidirectional_positions(self) -> SymbolicParams:

@@ -27,10 +27,10 @@ held-out tasks need it). The family depends on
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 import torch
-from pydantic import Field, model_serializer, model_validator
+from pydantic import Field, model_validator
 
 from genlab.data import Split, TaskData, TaskInfo
 from genlab.registry import Params
@@ -64,14 +64,7 @@ class DomainFamilyParams(Params):
     family_seed: int = Field(0, ge=0)
     train_size: int = Field(2000, ge=1)
     test_size: int = Field(1000, ge=1)
-
-    @model_serializer(mode="wrap")
-    def _without_default_heldout(self, handler: Any) -> dict[str, Any]:
-        """Families without ``heldout_shared`` serialise (and hash) as before it existed."""
-        data = handler(self)
-        if data.get("heldout_shared") is None:
-            data.pop("heldout_shared", None)
-        return data
+    quiet_defaults = {"heldout_shared": None}  # families without it keep their run ids
 
     @model_validator(mode="after")
     def _fits(self) -> DomainFamilyParams:

@@ -44,6 +44,7 @@ class GCogParams(Params):
     distractor_objects: int = Field(6, ge=1)
     # 3: the productive split is no longer a shift (a control)
     train_depth: int = Field(2, ge=1, le=3, description="training trees of depth 1..this")
+    quiet_defaults = {"train_depth": 2}  # depth-2 training keeps its run ids
     n_train: int = Field(20_000, ge=1)
     n_val: int = Field(500, ge=0)
     n_test: int = Field(500, ge=1, description="rows per test split")

@@ -28,7 +28,8 @@ Guards: every arm (A, B, B_bang) fits its training data (train accuracy >= 0.9);
 twice chance on ``ood`` (0.2 for the 10 digit classes, 0.4 for the Gaussian model's 5 classes,
 whose OOD accuracies sit near chance at these settings: 0.25-0.29).
 
-No positive control: no setting reached ``reproduced``. Measured at full budget (5 seeds, each
+No positive control: no setting reached ``reproduced``, so ``Claim.recorded`` records the
+decision's "not reproduced" as inconclusive (nothing shows this design could succeed). Measured at full budget (5 seeds, each
 setting a single override of the default): in every one B's OOD accuracy exceeds A's and the
 midpoint falls between them (midpoint - better end, FalseFalseTrue share): ``pre_features = []``
 (A on colour-free digits, the catalogue's reading: A 0.958, B 0.951, -0.001, 0.000: the digit

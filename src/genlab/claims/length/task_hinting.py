@@ -22,7 +22,8 @@ and the hint does not add to it. At the paper's read-out, one length at 5x (``te
 n_test_lengths=1``, full, 5 seeds) it holds, alone 0.024, but the hint does not rescue it:
 successor 0.012 (per token 0.904 / 0.928, val 0.99 both): not reproduced.
 
-No positive control: no cheap setting reached "reproduced". Learned positions, tests to 20
+No positive control: no cheap setting reached "reproduced", so ``Claim.recorded`` records the
+decision's "not reproduced" as inconclusive. Learned positions, tests to 20
 (``positional=learned, test_max=20``, full, 5 seeds): successor 0.798 [0.698, 0.898], alone
 0.643, gap +0.155 [0.030, 0.279]: inconclusive (the hint helps at every length, 9/13/16/20:
 0.97/0.88/0.78/0.56 vs 0.86/0.70/0.65/0.38, but less than the 0.2 stated; with learned positions
