@@ -129,9 +129,9 @@ class Claim:
     replicates: ClassVar[tuple[str, ...]] = REPLICATES
     figure: ClassVar[Any] = None
     controls: ClassVar[dict[str, Control]] = {}
-    # non-empty when the method or the predicate is genlab's reconstruction of the paper's (its
-    # rules or its statistic unavailable): what was reconstructed and from what; a failure of the
-    # reconstruction refutes no paper
+    # non-empty when the method, the predicate or the data regime is genlab's reconstruction of the
+    # paper's (its rules, statistic or corpus unavailable): what was reconstructed and from what;
+    # a failure of the reconstruction refutes no paper
     reconstruction: ClassVar[str] = ""
 
     # ---- what a claim is --------------------------------------------------------------------
