@@ -19,10 +19,13 @@ replicas, so per core it is ``vmap_step_gflops / single_step_gflops`` times fast
 (``step_speedup``), and even at the matmul peak it could be at most ``matmul_peak_gflops /
 single_step_gflops`` times faster (``step_ceiling``). Where that ceiling is below a target, the
 training steps alone cannot reach it; whatever vmap gains beyond ``step_speedup`` comes from the
-work the pool repeats per run (start-up, evaluation, store writes). Measured Dec 1 2026 on the
-MLP: the stacked step spends ~60% of its time in ``bmm`` at about the matmul peak, and a
-hand-written ``baddbmm`` step of the same MLP is only ~10% faster than the vmapped one (7.5 vs
-8.4 ms for 16 replicas, one thread, CPU time at load average 3-6).
+work the pool repeats per run (start-up, evaluation, store writes). Measured Dec 1 2026 on an
+idle machine, one thread, the MLP workload's 8 replicas per process: in the vmap loop the
+stacked gradients take 87% of the wall time (the update 4%, evaluation 2%, the rest 7%); a
+hand-written step of the same MLP (``baddbmm`` forward, autograd backward, no optimiser) takes
+2.4 ms against the vmapped gradients' 3.0-3.4 ms and eight single-model engine steps' 4.8 ms, so
+even that is 2.0x per core before its update; 3x would need the whole step, update included, in
+1.6 ms (154 MFLOP), ~96 GFLOP/s, 91% of the 106 GFLOP/s peak.
 
     .venv/bin/python benchmarks/sweep_throughput.py [--workload mlp|transformer|both] [--repeat 3]
 """

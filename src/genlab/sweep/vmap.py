@@ -382,8 +382,9 @@ MIN_CHUNK = 4  # a group is split across worker processes only into parts of at 
 def chunks(groups: list[list[RunSpec]], workers: int) -> list[list[RunSpec]]:
     """Cut each group into at most ``workers`` near-equal parts of >= ``MIN_CHUNK`` replicas.
 
-    Intra-op threads do not speed up a stacked step of small models (measured: 2 threads, same
-    wall time on 2 cores), so the cores are used as processes, each training a part of the group.
+    Intra-op threads speed up a stacked step of small models less than processes do (16 grokking
+    MLPs on 2 cores: 2.71 s with 2 threads, 2.19 s with 2 processes), so the cores are used as
+    processes, each training a part of the group.
     """
     out = []
     for g in groups:
