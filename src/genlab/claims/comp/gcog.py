@@ -101,7 +101,11 @@ class GCog(Claim):
                             "gap; the decoder's systematic gain straddles 0 (+0.005 [-0.181, "
                             "0.190]). Also measured: depth-3 trees in training (--set "
                             "train_depth=3, the productive split in distribution): no arm fits "
-                            "in 2,000 steps (val 0.818 / 0.748 / 0.827), inconclusive"),
+                            "in 2,000 steps (val 0.818 / 0.748 / 0.827), inconclusive. At 4,000 "
+                            "steps (--set steps=4000, 1,024 s at load 4) the GRU fits better "
+                            "(val 0.941) but still trails on no-shift boards: 0.866 vs decoder "
+                            "0.942, cross-attention 0.988 (+0.076 [-0.027, 0.179], +0.122 [0.062, "
+                            "0.182]): inconclusive"),
         "positive": Control({}, "reproduced", "the full budget shows the pattern", budget="full",
                             heavy=True,
                             open="measured at full (2,000 steps, 3 seeds): every arm fits (val "
