@@ -248,7 +248,7 @@ def test_a_reproduced_verdict_needs_a_negative_control_that_fails(verdict, open_
         controls = {"negative": Control({}, "not reproduced", "why", open=open_),
                     "positive": Control({}, "reproduced", "why")}  # fmt: skip
 
-    out = Stub().recorded(ClaimResult("stub.open", verdict, {}, "Evidence."))
+    out = Stub().recorded(ClaimResult("stub.open", verdict, {}, "Evidence."), "smoke")
     assert out.verdict == expect
     assert ("negative control negative does not fail" in out.evidence) == (expect != verdict)
 
@@ -266,17 +266,22 @@ def test_a_reconstructed_method_cannot_refute_its_paper(verdict, expect):
         controls = {"negative": Control({}, "not reproduced", "why")}
         reconstruction = "read from the abstract"
 
-    out = Stub().recorded(ClaimResult("stub.reconstructed", verdict, {}, "Evidence."))
+    out = Stub().recorded(ClaimResult("stub.reconstructed", verdict, {}, "Evidence."), "smoke")
     assert out.verdict == expect
     assert ("does not refute the paper" in out.evidence) == (verdict == "not reproduced")
 
 
-@pytest.mark.parametrize(("positive", "expect"), [
-    (None, "inconclusive"),  # no positive control at all
-    ("measured: inconclusive", "inconclusive"),  # one that does not pass
-    ("", "not reproduced"),
+@pytest.mark.parametrize(("positive", "control_budget", "budget", "expect"), [
+    (None, "smoke", "smoke", "inconclusive"),  # no positive control at all
+    ("measured: inconclusive", "smoke", "smoke", "inconclusive"),  # one that does not pass
+    ("", "smoke", "smoke", "not reproduced"),
+    ("", "smoke", "full", "not reproduced"),  # reachable on a smaller budget
+    ("", "full", "smoke", "inconclusive"),  # a full-budget positive says nothing of smoke
+    ("", "full", "full", "not reproduced"),
 ])  # fmt: skip
-def test_not_reproduced_needs_a_positive_control_that_passes(positive, expect):
+def test_not_reproduced_needs_a_positive_control_that_passes(
+    positive, control_budget, budget, expect
+):
     from genlab.claims.base import ClaimResult
 
     class Stub(Claim):
@@ -284,9 +289,12 @@ def test_not_reproduced_needs_a_positive_control_that_passes(positive, expect):
         controls = {"negative": Control({}, "not reproduced", "why")} | (
             {}
             if positive is None
-            else {"positive": Control({}, "reproduced", "why", open=positive)}
+            else {
+                "positive": Control({}, "reproduced", "why", budget=control_budget, open=positive)
+            }
         )
 
-    out = Stub().recorded(ClaimResult("stub.reachable", "not reproduced", {}, "Evidence."))
+    result = ClaimResult("stub.reachable", "not reproduced", {}, "Evidence.")
+    out = Stub().recorded(result, budget)
     assert out.verdict == expect
     assert ("no positive control shows" in out.evidence) == (expect == "inconclusive")

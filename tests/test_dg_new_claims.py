@@ -137,5 +137,5 @@ def test_modify_is_a_reconstruction_so_its_not_reproduced_is_recorded_inconclusi
     r = judge("dg.modify", lambda lb: {"heldout": 0.3 + wobble(lb) * (lb["method"] == "modify"),
                                        "val": 0.8})  # fmt: skip
     assert r.verdict == "not reproduced", r.evidence  # the reading's own decision
-    assert claim.recorded(r).verdict == "inconclusive"
+    assert claim.recorded(r, "full").verdict == "inconclusive"
     assert "does not refute the paper" in r.evidence

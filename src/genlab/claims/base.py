@@ -32,7 +32,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, get_args
 
 import pandas as pd
 from pydantic import ValidationError
@@ -46,6 +46,7 @@ from genlab.registry import Params, format_validation_error
 from genlab.spec import RunSpec
 
 Budget = Literal["smoke", "full"]
+BUDGETS: tuple[Budget, ...] = get_args(Budget)  # smallest first
 REPLICATES = ("seed", "data_seed")
 
 
@@ -251,18 +252,21 @@ class Claim:
         """The verdict on the store's ``runs`` rows and long-format ``metrics`` of ``arms(cfg)``."""
         return self.evaluate(cfg, self.run_table(self.arms(cfg), runs, metrics))
 
-    def recorded(self, result: ClaimResult) -> ClaimResult:
-        """The claim's own verdict (not a control's), as recorded against its papers.
+    def recorded(self, result: ClaimResult, budget: Budget) -> ClaimResult:
+        """The claim's own verdict at ``budget`` (not a control's), as recorded against its papers.
 
         ``reproduced`` cannot stand while a negative control is known to come out otherwise
         (``Control.open``), for then the design does not separate the paper's effect from what
         the control lacks; ``not reproduced`` cannot stand when the method or the predicate is a
         ``reconstruction``, for its failure may be the reconstruction's, nor without a positive
-        control that comes out ``reproduced`` (not ``open``), for without one nothing shows that
-        the design could succeed. Each reads ``inconclusive``, saying why (the decision's own
-        verdict stays in the evidence)."""
+        control that comes out ``reproduced`` (not ``open``) at this budget or a smaller one, for
+        without one nothing shows that the design could succeed at this budget (a full-budget
+        positive control says nothing of a smoke grid). Each reads ``inconclusive``, saying why
+        (the decision's own verdict stays in the evidence)."""
         bad = [n for n, c in self.controls.items() if c.expect == "not reproduced" and c.open]
-        reachable = any(c.expect == "reproduced" and not c.open for c in self.controls.values())
+        within = BUDGETS[: BUDGETS.index(budget) + 1]
+        reachable = any(c.expect == "reproduced" and not c.open and c.budget in within
+                        for c in self.controls.values())  # fmt: skip
         if result.verdict == "reproduced" and bad:
             why = (f"the negative control {', '.join(bad)} does not fail (see `genlab claims "
                    "show`), so the design does not isolate the effect")  # fmt: skip
@@ -273,8 +277,8 @@ class Claim:
                    "reproduced' does not refute the paper")  # fmt: skip
             guard = GuardResult("reconstruction", False, "not reproduced by a reconstruction")
         elif result.verdict == "not reproduced" and not reachable:
-            why = ("no positive control shows that 'reproduced' is reachable with this design, so "
-                   "its 'not reproduced' may be the design's")  # fmt: skip
+            why = (f"no positive control shows that 'reproduced' is reachable with this design at "
+                   f"the {budget} budget, so its 'not reproduced' may be the design's")  # fmt: skip
             guard = GuardResult("positive control", False, "no positive control passes")
         else:
             return result

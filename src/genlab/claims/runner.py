@@ -71,7 +71,7 @@ def run_claim(
     metrics = store.metrics(ids)
     result = claim.judge(cfg, runs, metrics)
     if control is None:
-        result = claim.recorded(result)
+        result = claim.recorded(result, budget)
     config_id = claim.config_id(cfg)
     name = f"{claim.id}-{budget}-{control}" if control else f"{claim.id}-{budget}"
     result.figure = claim.draw(

@@ -21,7 +21,8 @@ control (reproduced); at the default 60% no cell comprehends (inconclusive at fu
 (one learning rate, four weight decays) is too thin to hold all four phases, and its two
 non-generalizing cells include a confusion cell, whose Fourier share is high for the reason above:
 its "not reproduced" rests on a grid that cannot contain a comprehension cell at 60% and on the
-substitute measure's known blind spot, so read it as inconclusive, not as a refutation.
+substitute measure's known blind spot, and since Dec 1 2026 it is recorded inconclusive: the only
+positive control runs at the full budget, which shows nothing of what the smoke grid can reach.
 """
 
 from __future__ import annotations
