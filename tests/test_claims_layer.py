@@ -253,6 +253,27 @@ def test_a_reproduced_verdict_needs_a_negative_control_that_fails(verdict, open_
     assert ("negative control negative does not fail" in out.evidence) == (expect != verdict)
 
 
+@pytest.mark.parametrize(("control_budget", "budget", "expect"), [
+    ("smoke", "smoke", "reproduced"),
+    ("smoke", "full", "reproduced"),  # the design fails where it must on a smaller budget
+    ("full", "smoke", "inconclusive"),  # a full-budget negative says nothing of smoke
+    ("full", "full", "reproduced"),
+])  # fmt: skip
+def test_a_reproduced_verdict_needs_a_negative_control_at_its_budget(
+    control_budget, budget, expect
+):
+    from genlab.claims.base import ClaimResult
+
+    class Stub(Claim):
+        id = "stub.isolated"
+        controls = {"negative": Control({}, "not reproduced", "why", budget=control_budget),
+                    "positive": Control({}, "reproduced", "why")}  # fmt: skip
+
+    out = Stub().recorded(ClaimResult("stub.isolated", "reproduced", {}, "Evidence."), budget)
+    assert out.verdict == expect
+    assert ("no negative control shows" in out.evidence) == (expect == "inconclusive")
+
+
 @pytest.mark.parametrize(("verdict", "expect"), [
     ("not reproduced", "inconclusive"),
     ("reproduced", "reproduced"),

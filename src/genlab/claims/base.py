@@ -257,26 +257,34 @@ class Claim:
 
         ``reproduced`` cannot stand while a negative control is known to come out otherwise
         (``Control.open``), for then the design does not separate the paper's effect from what
-        the control lacks; ``not reproduced`` cannot stand when the method or the predicate is a
+        the control lacks, nor without a negative control that fails at this budget or a smaller
+        one; ``not reproduced`` cannot stand when the method or the predicate is a
         ``reconstruction``, for its failure may be the reconstruction's, nor without a positive
         control that comes out ``reproduced`` (not ``open``) at this budget or a smaller one, for
         without one nothing shows that the design could succeed at this budget (a full-budget
-        positive control says nothing of a smoke grid). Each reads ``inconclusive``, saying why
-        (the decision's own verdict stays in the evidence)."""
-        bad = [n for n, c in self.controls.items() if c.expect == "not reproduced" and c.open]
+        control says nothing of a smoke grid). Each reads ``inconclusive``, saying why (the
+        decision's own verdict stays in the evidence)."""
         within = BUDGETS[: BUDGETS.index(budget) + 1]
-        reachable = any(c.expect == "reproduced" and not c.open and c.budget in within
-                        for c in self.controls.values())  # fmt: skip
+
+        def passing(expect: Verdict) -> bool:
+            return any(c.expect == expect and not c.open and c.budget in within
+                       for c in self.controls.values())  # fmt: skip
+
+        bad = [n for n, c in self.controls.items() if c.expect == "not reproduced" and c.open]
         if result.verdict == "reproduced" and bad:
             why = (f"the negative control {', '.join(bad)} does not fail (see `genlab claims "
                    "show`), so the design does not isolate the effect")  # fmt: skip
             guard = GuardResult("negative control", False, f"negative control {', '.join(bad)} "
                                 "does not fail (open)")  # fmt: skip
+        elif result.verdict == "reproduced" and not passing("not reproduced"):
+            why = (f"no negative control shows that the design can fail at the {budget} budget, "
+                   "so its 'reproduced' may be the design's")  # fmt: skip
+            guard = GuardResult("negative control", False, f"no negative control at {budget}")
         elif result.verdict == "not reproduced" and self.reconstruction:
             why = (f"the claim is genlab's reconstruction ({self.reconstruction}), so its 'not "
                    "reproduced' does not refute the paper")  # fmt: skip
             guard = GuardResult("reconstruction", False, "not reproduced by a reconstruction")
-        elif result.verdict == "not reproduced" and not reachable:
+        elif result.verdict == "not reproduced" and not passing("reproduced"):
             why = (f"no positive control shows that 'reproduced' is reachable with this design at "
                    f"the {budget} budget, so its 'not reproduced' may be the design's")  # fmt: skip
             guard = GuardResult("positive control", False, "no positive control passes")
