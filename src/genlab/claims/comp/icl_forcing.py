@@ -24,7 +24,7 @@ ICL arm sees 8 more pairs per row than the plain arm at the same steps and batch
 split and no COGS / GeoQuery.
 
 No setting tried fits the ICL-forced arm inside the 10-minute budget on 2 CPU cores, so the full
-budget stays as it was (measured Dec 1, issue h26; seed 0, val exact match): a cosine decay 0.070;
+budget stays as it was (measured Dec 1 2026; seed 0, val exact match): a cosine decay 0.070;
 with d_model 128 0.070 at 1,100 of 2,200 steps (over twice the time); the turns left unpermuted
 (``permute_turns=False``) 0.06, with RoPE 0.10; RoPE alone 0.095; lr 3e-3 constant with RoPE for
 4,000 steps 0.165 (8 demonstrations) and 0.21 (4 demonstrations, turns unpermuted). Closest:
