@@ -87,7 +87,7 @@ class Phases(Claim):
                             "vs 0.48. At the default 60% no cell comprehends (inconclusive); at 90% "
                             "the confusion cells' tiny, gradient-shaped embeddings have a Fourier "
                             "share of 0.99 and lift the non-generalizing median to 0.51 "
-                            "(inconclusive)", budget="full", slow=True),
+                            "(inconclusive)", budget="full", heavy=True),
     }  # fmt: skip
 
     def arms(self, cfg: PhasesConfig):

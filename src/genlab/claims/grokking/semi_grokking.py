@@ -107,7 +107,7 @@ class SemiGrokking(Claim):
                             "partial. Measured: semi-grokking at 0.505 (median run 0.797 final "
                             "test, half-rise 86x the steps to fit, drift 0.008); fresh seeds 3-5 "
                             "(exploratory): at 0.52 (0.752 / 86x / 0.020). 15 runs, 144 s at load "
-                            "average 5 (92 s CPU)", budget="full", slow=True),
+                            "average 5 (92 s CPU)", budget="full", heavy=True),
     }  # fmt: skip
 
     def arms(self, cfg: SemiConfig):
