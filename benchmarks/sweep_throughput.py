@@ -21,7 +21,7 @@ single_step_gflops`` times faster (``step_ceiling``). Where that ceiling is belo
 training steps alone cannot reach it; whatever vmap gains beyond ``step_speedup`` comes from the
 work the pool repeats per run (start-up, evaluation, store writes). Measured Dec 1 2026 on an
 idle machine, one thread, the MLP workload's 8 replicas per process: in the vmap loop the
-stacked gradients take 87% of the wall time (the update 4%, evaluation 2%, the rest 7%); a
+stacked gradients take 87% of the wall time (the update 4%, evaluation 2%, the rest 6%); a
 hand-written step of the same MLP (``baddbmm`` forward, autograd backward, no optimiser) takes
 2.4 ms against the vmapped gradients' 3.0-3.4 ms and eight single-model engine steps' 4.8 ms, so
 even that is 2.0x per core before its update; 3x would need the whole step, update included, in

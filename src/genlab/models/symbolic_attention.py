@@ -160,18 +160,11 @@ class SymbolicTransformer(Transformer):
             new.out.load_state_dict(old.out.state_dict())
             block.attn = new
 
-    def forward(self, x: Tensor) -> Tensor:
+    def inputs(self, x: Tensor) -> Tensor:
+        h = super().inputs(x)
         if self.cls is None:
-            return super().forward(x)
-        if x.shape[1] + 1 > self.max_len:
-            raise ValueError(
-                f"input length {x.shape[1]} + CLS exceeds the model's max_len {self.max_len}"
-            )
-        h = torch.cat([self.embed(x), self.cls.expand(x.shape[0], 1, -1)], dim=1)
-        h = self.pos.add_to_input(h)
-        for i, block in enumerate(self.blocks):  # the last block computes the CLS position only
-            h = block(h, last_only=i == len(self.blocks) - 1)
-        return self.unembed(self.ln_f(h[:, -1]))
+            return h
+        return torch.cat([h, self.cls.expand(x.shape[0], 1, -1)], dim=1)
 
 
 @MODELS.register(

@@ -117,12 +117,18 @@ class Transformer(nn.Module):
         masks padding)."""
         return None
 
+    def inputs(self, x: Tensor) -> Tensor:
+        """The embedded sequence the blocks read, ``(n, t, d)`` before positions (a subclass may
+        append tokens, e.g. a CLS token)."""
+        return self.embed(x)
+
     def forward(self, x: Tensor) -> Tensor:
-        if x.shape[1] > self.max_len:
+        h = self.inputs(x)
+        if h.shape[1] > self.max_len:
             raise ValueError(
-                f"input length {x.shape[1]} exceeds the model's max_len {self.max_len}"
+                f"input of {h.shape[1]} positions exceeds the model's max_len {self.max_len}"
             )
-        h, keep = self.pos.add_to_input(self.embed(x)), self.keys(x)
+        h, keep = self.pos.add_to_input(h), self.keys(x)
         for i, block in enumerate(self.blocks):
             # Classification reads the last position only, so the last block computes only it:
             # the same numbers as slicing afterwards, for about a third less work on [a, b, =].

@@ -119,9 +119,8 @@ class GCog(Claim):
     def arms(self, cfg: GCogConfig):
         task = {"n_train": cfg.n_train, "n_val": 500, "n_test": cfg.n_test,
                 "train_objects": cfg.train_objects,
-                "distractor_objects": cfg.distractor_objects}  # fmt: skip
-        if cfg.train_depth != 2:  # absent at the default, so the claim's run ids stay as they were
-            task["train_depth"] = cfg.train_depth
+                "distractor_objects": cfg.distractor_objects,
+                "train_depth": cfg.train_depth}  # fmt: skip
         base = spec(cfg, "gcog", task, *ARCHS["gru"])
         arch = {a: {"model.name": m, "model.params": p} for a, (m, p) in ARCHS.items()}
         return Design(base, axes={"arch": arch}, seeds=cfg.seeds).expand()

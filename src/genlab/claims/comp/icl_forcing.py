@@ -113,14 +113,11 @@ class ICLForcing(Claim):
         return [Fit("val", cfg.fitted), self.floor]
 
     def arms(self, cfg: ICLForcingConfig):
-        model = {"d_model": cfg.d_model, "n_layers": cfg.n_layers, "n_heads": 4}
-        if cfg.positional != "learned":  # the default left out: run ids of earlier budgets kept
-            model["positional"] = cfg.positional
+        model = {"d_model": cfg.d_model, "n_layers": cfg.n_layers, "n_heads": 4,
+                 "positional": cfg.positional}  # fmt: skip
         icl = {"split": cfg.split, "n_demos": cfg.n_demos, "permute": cfg.permute,
-               "demo_max_actions": cfg.demo_max_actions, "n_train": cfg.n_train,
-               "n_val": cfg.n_val, "n_test": cfg.n_test}  # fmt: skip
-        if not cfg.permute_turns:
-            icl["permute_turns"] = False
+               "permute_turns": cfg.permute_turns, "demo_max_actions": cfg.demo_max_actions,
+               "n_train": cfg.n_train, "n_val": cfg.n_val, "n_test": cfg.n_test}  # fmt: skip
         base = spec(cfg, "scan_icl", icl, "transformer", model, ("exact_match",))
         base["optimizer"].update(warmup_steps=min(100, cfg.steps // 10), decay=cfg.decay)
         plain = {"task": {"name": "scan", "params": {"split": cfg.split, "n_val": cfg.n_val,

@@ -109,7 +109,7 @@ class WiseFTFFT(Claim):
         "ood_mid": Final(OOD, f"wise_acc@{LAM:g}"), "fft": Final(OOD, f"fft@{LAM:g}"),
     }  # fmt: skip
     fit = Fit("train", 0.9)
-    floor = Floor("ood", 0.2)  # twice chance: 10 digit classes (the Gaussian model: see guards)
+    floor = Floor("ood", FLOORS["multicolor_digits"])  # the default task (the rest: guards)
     figure = ArmBars("ood_mid", by="arm")
     controls = {
         "negative": Control({"ft_features": [0, 1, 2, 3]}, "not reproduced", "B fine-tuned on "

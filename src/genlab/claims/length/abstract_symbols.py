@@ -161,15 +161,15 @@ class AbstractSymbols(Claim):
     def arms(self, cfg: SymbolsConfig):
         common = {"d_model": cfg.d_model, "n_heads": cfg.n_heads, "n_layers": cfg.n_layers,
                   "positional": cfg.positional}  # fmt: skip
-        # the network (both ways and a CLS read-out: the paper's) for both arms; passed to the
-        # model only where it differs from the model's defaults, so the causal form keeps its ids
-        net = {k: getattr(cfg, k) for k, default in (("causal", True), ("readout", "last"))
-               if getattr(cfg, k) != default}  # fmt: skip
-        scale = {} if cfg.identity_scale == "sqrt_dhead" else {"identity_scale": cfg.identity_scale}
+        # the network for both arms (both ways and a CLS read-out: the paper's); the model leaves
+        # these params out of run ids at its defaults (``quiet_defaults``), so the causal form,
+        # whose vanilla arm is the plain ``transformer``, keeps its ids
+        net = {"causal": cfg.causal, "readout": cfg.readout}
         modified = {"name": "transformer_symbolic", "params": {
-            **common, **net, **scale, "identity_qk": cfg.modified_qk,
+            **common, **net, "identity_scale": cfg.identity_scale, "identity_qk": cfg.modified_qk,
             "identity_vo": cfg.modified_vo, "identity_init": cfg.identity_init}}  # fmt: skip
-        vanilla = ({"name": "transformer", "params": common} if not net else
+        causal_form = cfg.causal and cfg.readout == "last"
+        vanilla = ({"name": "transformer", "params": common} if causal_form else
                    {"name": "transformer_symbolic", "params": {
                        **common, **net, "identity_qk": False, "identity_vo": False}})  # fmt: skip
         base = {
