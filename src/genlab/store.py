@@ -152,6 +152,21 @@ class Holder:
         return not (self.pid_start and start and start != self.pid_start)
 
 
+def _wal(conn: sqlite3.Connection, timeout: float = 60.0) -> None:
+    """Put the database in WAL mode (it stays so). The switch needs an exclusive lock and SQLite
+    answers "database is locked" at once, without its busy handler, when two processes create the
+    same store together (CI, stop 27: 1 race in 60 with four processes), so retry until
+    ``timeout``; a store already in WAL mode takes no lock at all."""
+    deadline = time.monotonic() + timeout
+    while conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
+
+
 def _damage(db: Path, exc: sqlite3.Error) -> StoreError:
     """A StoreError that says what went wrong with the database ``db``."""
     msg = str(exc)
@@ -220,7 +235,7 @@ class Store:
             if write:
                 self._check_integrity(conn)
                 self._check_schema(conn, create=True)
-                conn.execute("PRAGMA journal_mode = WAL")
+                _wal(conn)
                 conn.execute("PRAGMA synchronous = NORMAL")
         except sqlite3.DatabaseError as exc:
             conn.close()
