@@ -114,7 +114,6 @@ def test_opening_creates_nothing(tmp_path):
     assert not (tmp_path / "store").exists()
 
 
-
 class _Racing:
     """A connection whose switch to WAL meets another process's lock ``busy`` times."""
 
