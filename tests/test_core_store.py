@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from genlab.errors import StoreError
-from genlab.store import Store
+from genlab.store import Store, _wal
 
 N_ROWS = 500
 ENVS = range(20)  # rows per transaction: each holds the write lock a while
@@ -136,8 +136,6 @@ def test_switch_to_wal_retries_another_process_lock():
     """SQLite answers "database is locked" to the switch at once, without its busy handler, when
     two processes create one store together (CI, stop 27; 1 in 60 races of four processes before
     the retry, 0 in 400 after). The switch retries until its timeout and nothing else."""
-    from genlab.store import _wal
-
     conn = _Racing(busy=3)
     _wal(conn)
     assert conn.mode == "wal" and conn.busy == 0
