@@ -87,7 +87,12 @@ class Depth(Claim):
                             "depth fits around_right (val 0.973 / 0.992 / 0.998 for 1 / 2 / 4 "
                             "layers) but held-out exact match stays near the floor (0.016 / "
                             "0.037 / 0.005; per seed 0.001-0.098) and the gain 1 -> 2 layers, "
-                            "0.021 [-0.142, 0.185], straddles 0: inconclusive"),
+                            "0.021 [-0.142, 0.185], straddles 0: inconclusive. Other "
+                            "template splits (--set split=..., Dec 1): opposite_right is at the "
+                            "floor too (0.039 / 0.003 / 0.011); jump_around_right shows the "
+                            "pattern below its thresholds (0.925 / 0.984 / 0.961; gain 1 -> 2 "
+                            "0.059 [-0.059, 0.178], beyond val 0.035 [-0.044, 0.113]): "
+                            "inconclusive"),
     }  # fmt: skip
 
     def guards(self, cfg: DepthConfig):
