@@ -214,6 +214,16 @@ def test_gcog_splits():
         assert ((split.y != IGNORE).sum(1) == 1).all()  # one answer per row
 
 
+def test_gcog_distractor_split_with_one_object_holds_no_distractor():
+    """``distractor_objects`` 1 (comp.gcog's negative_no_distractors): the queried object alone,
+    on boards of the training distribution; too many objects for the board is refused."""
+    data = build("gcog", n_train=50, n_val=0, n_test=30, distractor_objects=1)
+    cells = data.info.extra["src_len"]
+    assert ((data.test["distractor"].x[:, :cells] != 3).sum(1) == 1).all()
+    with pytest.raises(ValueError, match="distractor_objects: 7 objects"):
+        build("gcog", n_train=50, n_val=0, n_test=30, distractor_objects=7)
+
+
 def test_gcog_train_depth_moves_productive_trees_into_training():
     cells = build("gcog", n_train=20, n_val=0, n_test=5).info.extra["src_len"]
     v0 = 3 + 1 + 6 * 6  # IF
