@@ -113,8 +113,8 @@ class GCog(Claim):
                             "up to two distractors, and the GRU's shortfall grows with them even "
                             "in distribution). Measured (full, 3 seeds, 9 runs, 510 s wall, "
                             "pool, beside other jobs): distractor 0.997 / 0.987 / 0.998 for GRU "
-                            "/ decoder / cross-attention, gains -0.010 [-0.032, 0.012] and 0.001 [-0.011, "
-                            "0.014]", budget="full", heavy=True),
+                            "/ decoder / cross-attention, gains -0.010 [-0.032, 0.012] and "
+                            "0.001 [-0.011, 0.014]", budget="full", heavy=True),
         "positive": Control({}, "reproduced", "the full budget shows the pattern", budget="full",
                             heavy=True,
                             open="measured at full (2,000 steps, 3 seeds): every arm fits (val "
