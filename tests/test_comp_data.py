@@ -215,8 +215,8 @@ def test_gcog_splits():
 
 
 def test_gcog_distractor_split_with_one_object_holds_no_distractor():
-    """``distractor_objects`` 1 (comp.gcog's negative_no_distractors): the queried object alone,
-    on boards of the training distribution; too many objects for the board is refused."""
+    """``distractor_objects`` 1: the queried object alone, on boards of the training
+    distribution (a design comp.gcog's docs record); too many objects for the board is refused."""
     data = build("gcog", n_train=50, n_val=0, n_test=30, distractor_objects=1)
     cells = data.info.extra["src_len"]
     assert ((data.test["distractor"].x[:, :cells] != 3).sum(1) == 1).all()

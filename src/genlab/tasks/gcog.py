@@ -8,7 +8,7 @@ and whose branches are instructions. Three out-of-distribution tests, as in the 
 
 - ``test/distractor``: the training tasks on boards with ``distractor_objects`` objects (training
   boards have ``1..train_objects``; ``distractor_objects <= train_objects`` is no shift, and 1 no
-  distractor at all: controls);
+  distractor at all);
 - ``test/systematic``: depth-2 trees ``IF EXIST (then) (else)`` with the branch pair
   (``SHAPE``, ``COLOR``), which training never has (it has the other three pairs);
 - ``test/productive``: depth-3 trees (training has depth 1 and 2, unless ``train_depth = 3``).
