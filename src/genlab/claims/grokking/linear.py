@@ -4,9 +4,8 @@ covariance predicts, while its test error falls smoothly (the jump is the accura
 
 The prediction is ``genlab.analysis.linear_theory`` (our discrete-GD form of the paper's
 Marchenko-Pastur argument, derived in docs/grokking.md), logged by the ``linear_grokking_time``
-probe. Issue 12 dropped a bar of genlab's own ("the MSE falls < 3x during the 10->90% jump"): the
-error spectrum predicts 2.5-4.5x there, so the bar was no test of the paper. Paper differences:
-plain GD with weight decay only (no 2-layer linear students, no non-linear nets).
+probe. Paper differences: plain GD with weight decay only (no 2-layer linear students, no
+non-linear nets).
 """
 
 from __future__ import annotations

@@ -9,20 +9,15 @@ embedding power in its top-3 Fourier frequencies (``rep_quality``), not the para
 which is for non-modular addition. The Fourier share is also high in confusion cells, where heavy
 weight decay leaves tiny, gradient-shaped embeddings (documented in docs/grokking.md).
 
-Audited against the authors' code (``ejmichaud/grokking-squared``,
-``scripts/run_toy_model_ng.py``): their toy sums 1-dimensional learned embeddings of the two
-symbols of non-modular addition (p = 10 in the script's defaults, unordered pairs i <= j), decodes
-with a tanh MLP (width 200, depth 3) regressed by MSE onto random symbol vectors, trains with Adam
-and puts the grid's learning rate and weight decay on the decoder only (the embeddings keep their
-own), on 80% of the pairs by default. Here: cross entropy over the p classes, ReLU, 16-dimensional
+Against the authors' code (``ejmichaud/grokking-squared``, ``scripts/run_toy_model_ng.py``: their
+toy sums 1-dimensional learned embeddings of the two symbols of non-modular addition, p = 10 by
+default, unordered pairs i <= j; decodes with a tanh MLP, width 200, depth 3, regressed by MSE onto
+random symbol vectors; trains with Adam, the grid's learning rate and weight decay on the decoder
+only; 80% of the pairs by default). Here: cross entropy over the p classes, ReLU, 16-dimensional
 embeddings, AdamW with the grid's learning rate and weight decay on the whole model, 60% of the
-table (the leak-free split of unordered pairs), one seed per cell. The 80% grid is the positive
-control (reproduced); at the default 60% no cell comprehends (inconclusive at full). The smoke grid
-(one learning rate, four weight decays) is too thin to hold all four phases, and its two
-non-generalizing cells include a confusion cell, whose Fourier share is high for the reason above:
-its "not reproduced" rests on a grid that cannot contain a comprehension cell at 60% and on the
-substitute measure's known blind spot, and since Dec 1 2026 it is recorded inconclusive: the only
-positive control runs at the full budget, which shows nothing of what the smoke grid can reach.
+table (the leak-free split of unordered pairs), one seed per cell.
+
+Measured history (the 80% positive control, the smoke grid): docs/grokking.md (grokking.phases).
 """
 
 from __future__ import annotations

@@ -5,41 +5,28 @@ generalization stalls. StableMax avoids the collapse and generalizes without wei
 perpGrad (the gradient with its component along the weights removed) generalizes fast.
 
 Settings from the authors' code (``run_main_experiments.sh``, figure 1; ``grokking_experiments.py``,
-``utils.py``, ``models.py``, ``logger.py``, read in the EIFY/grokking-at-the-edge-of-numerical-stability
-fork of LucasPrietoAl's repository): modular addition; their MLP, two bias-free hidden layers of 200
-(ReLU) on the concatenated one-hot operands (``mlp_onehot``); full-batch AdamW without weight decay
+``utils.py``, ``models.py``, ``logger.py``, read in the
+EIFY/grokking-at-the-edge-of-numerical-stability fork of LucasPrietoAl's repository): modular
+addition; their MLP, two bias-free hidden layers of 200 (ReLU) on the concatenated one-hot operands (``mlp_onehot``); full-batch AdamW without weight decay
 or warm-up, lr 0.01, Adam epsilon 1e-25, beta2 0.999 for StableMax and 0.99 otherwise, StableMax
 computed in float64; perpGrad per parameter tensor, rescaled to the gradient's norm.
 
-Until Dec 1 2026 the model was genlab's ``mlp`` (a learned 200-wide token embedding, initialised
-N(0, 1), of ``a``, ``b`` and ``=``, with biases; ``input = "embedding"`` still runs it): its first
-layer starts about ten times larger than the authors' one-hot layer, and on it perpGrad (which
-cannot shrink the weights) stayed at test accuracy 0.000 for 3,000 steps, while on the authors'
-MLP it reaches 90% at step ~150 (p = 31, 60%). The claim's "not reproduced" rested on that model.
+Differences from the paper: p = 31, not 113, and 3,000 steps, not 80,000 epochs for StableMax and
+float64 (300 for perpGrad) (CPU budget); 60% of the table, not 40% (on the leak-free split 40% of
+p = 31 is below the critical size, and the reference arm's guard makes such a table
+inconclusive); the leak-free split (theirs: ``random_split`` of ordered pairs); the one-hot width
+is p + 1 per operand (the '=' id is a column no operand uses); no reshuffling of the full batch
+each step (theirs permutes its rows, which only changes float rounding); the weight-decay reference
+arm (weight decay 1) is genlab's, not a figure-1 run; ``softmax_collapse`` counts the training
+samples whose float32 softmax gives the correct class exactly 1 (theirs: whose sum of
+``exp(logit - max)`` is exactly 1 in the loss dtype; the same samples once the training set is
+fit); the optional ``float64`` arm runs the whole model in float64 (theirs: only the
+cross-entropy); three seeds, the median for the step counts and every seed for parts (1) and (2)
+(figure 1 is one seed). No positive control: no cheap setting is known that makes StableMax
+generalize.
 
-Differences that remain: p = 31, not 113, and 3,000 steps, not 80,000 epochs for StableMax and
-float64 (300 for perpGrad) (CPU budget); 60% of the table, not 40%: on the leak-free split 40% of
-p = 31 is below the critical size (on the embedding model the weight-decay reference arm stayed at
-0.017 test accuracy; at 60% it reaches 90% at step 555 there, ~800 on the authors' MLP), and the
-reference arm's guard makes such a table inconclusive;
-the leak-free split (theirs: ``random_split`` of ordered pairs); the one-hot width is p + 1 per
-operand (the '=' id is a column no operand uses); no reshuffling of the full batch each step
-(theirs permutes its rows, which only changes float rounding); the weight-decay reference arm
-(weight decay 1) is genlab's, not a figure-1 run; ``softmax_collapse`` counts the training samples
-whose float32 softmax gives the correct class exactly 1 (theirs: whose sum of ``exp(logit - max)``
-is exactly 1 in the loss dtype; the same samples once the training set is fit); the optional
-``float64`` arm runs the whole model in float64 (theirs: only the cross-entropy); three seeds, the
-median for the step counts and every seed for parts (1) and (2) (figure 1 is one seed).
-
-No positive control: the part that fails is StableMax, and no cheap setting makes it generalize. On
-the authors' MLP (one seed each) it stays at test accuracy 0.010 after 20,000 steps on 60% of p =
-31 (leak-free split; ``--set 'arms=["stablemax"]' --set seeds=1 --set steps=20000``, 132 s) and, in
-an ad-hoc script of the same architecture and loss, at 0.000 after 10,000 steps on 40% of p = 31
-with the authors' random split of ordered pairs (100 s), and at 0.000 after 10,000 steps on 40% of
-p = 59 with that split (153 s), the training set fit from step ~1,000 in each; the authors' figure
-1 trains it for 80,000 full-batch epochs at p = 113, which is out of this budget. With perpGrad now
-faster than the weight-decay reference, the claim reads 2/3 parts: inconclusive, which is what this
-scale can say about StableMax.
+Measured history (the earlier embedding model, the StableMax runs): docs/grokking.md
+(grokking.softmax_collapse).
 """
 
 from __future__ import annotations
