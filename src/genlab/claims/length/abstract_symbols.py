@@ -28,39 +28,8 @@ Differences:
   the "data needed" (first size of a 4-point grid whose seed mean reaches 0.9, over 3 seeds) is
   ours. The metric (accuracy on unseen symbols) is the paper's.
 
-History (full budget, 3 seeds, unseen accuracy at 64/256/1024/4096). Until Dec 1 2026 the claim
-ran genlab's causal form (read at the last symbol, ``a_h, b_h`` from 1.0, ``x x^T / sqrt(d_head)``):
-not reproduced, vanilla 0.49/0.52/0.81/0.97, modified 0.58/0.69/0.80/0.83 (never 0.9); from 0
-without the multiplier 0.51/0.56/0.88/0.96, at 0.25 0.54/0.64/0.78/0.79, ``modified_vo=false``
-0.57/0.68/0.85/0.86, NoPE: the modified arms do not fit. The paper's form (the default now):
-reproduced on means, vanilla 0.536/0.697/0.892/0.945, modified 0.582/0.836/0.958/0.994, every arm fit
-(train 1.0); data needed vanilla 4096, modified 1024. With 5 and 10 seeds the same (10 seeds:
-vanilla 0.549/0.698/0.891/0.951, modified 0.601/0.861/0.959/0.988). The margin is thin on the
-vanilla side: its mean at 1024 is 0.891 (10 seeds, CI [0.875, 0.907], straddling 0.9; the
-modified arm's [0.948, 0.970] is above it); had the vanilla mean reached 0.9 there the verdict
-would be "not reproduced". Which differences matter (``--set``, full budget, modified arm; vanilla
-as in the same network): the paper's terms in the causal network (``causal=true readout=last``)
-0.507/0.568/0.862/0.940, not reproduced; both ways but read at the last symbol
-(``readout=last``) 0.507/0.587/0.861/0.910, not reproduced; causal with the CLS token
-(``causal=true``) 0.523/0.732/0.931/0.970 against vanilla 0.527/0.724/0.913/0.970, not reproduced
-(no gain at all); the paper's network with our old terms (``identity_init=1
-identity_scale=sqrt_dhead``) 0.556/0.751/0.941/0.612, inconclusive (4096 does not fit, train
-0.72); the paper's network with ``a_h, b_h`` from 0 over ``sqrt(d_head)``
-0.544/0.708/0.938/0.983, reproduced; heads 64 wide (``n_heads=1``) reproduced (vanilla never
-reaches 0.9: 0.56/0.70/0.83/0.74). So the verdict turns on the network (both ways and a CLS
-token, together) and the terms starting at 0; the multiplier is secondary.
-
-Power (since the evening of Dec 1): "reproduced" also needs the modified arm's 95% CI at its size
-above 0.9 and the vanilla arm's below 0.9 at every grid size under twice that. The numbers above
-were judged on means; re-judged from the same runs the default is inconclusive (vanilla at 1024
-0.892 [0.828, 0.956]; 10 seeds [0.875, 0.907]), and so is ``modified_vo=false`` (``a_h I`` alone);
-``n_heads=1`` stays reproduced (vanilla at 1024 0.832 [0.771, 0.893], modified 0.950 [0.906,
-0.993]).
-
-Controls (full budget, the paper's form): negative, ``b_h I`` alone (``modified_qk=false``): not
-reproduced, modified 0.533/0.703/0.875/0.963 (needs 4096, as vanilla); positive, one head 64 wide
-(``n_heads=1``, the paper's head width): reproduced. At the smoke budget (20 symbols, 1 seed)
-neither arm reaches 0.9.
+Measured history (genlab's earlier causal form, which differences decide the verdict, the power
+rule, the controls): docs/length_generalization.md (length.abstract_symbols).
 """
 
 from __future__ import annotations

@@ -16,18 +16,8 @@ plain multi-task training, not a reconstruction. Differences from the paper:
   per seed, 5 seeds with a 95% t-CI;
 - none of its "length-dependent parameters" (the tempered softmax).
 
-The paper's premise, standard training failing beyond the training lengths (< 1% at 5x), does
-not hold on the recorded average: sorting alone reaches 0.66 exact match over 9-32 with NoPE,
-and the hint does not add to it. At the paper's read-out, one length at 5x (``test_max=40,
-n_test_lengths=1``, full, 5 seeds) it holds, alone 0.024, but the hint does not rescue it:
-successor 0.012 (per token 0.904 / 0.928, val 0.99 both): not reproduced.
-
-No positive control: no cheap setting reached "reproduced", so ``Claim.recorded`` records the
-decision's "not reproduced" as inconclusive. Learned positions, tests to 20
-(``positional=learned, test_max=20``, full, 5 seeds): successor 0.798 [0.698, 0.898], alone
-0.643, gap +0.155 [0.030, 0.279]: inconclusive (the hint helps at every length, 9/13/16/20:
-0.97/0.88/0.78/0.56 vs 0.86/0.70/0.65/0.38, but less than the 0.2 stated; with learned positions
-the hint examples, 3n+2 tokens against sorting's 2n+2, also train positions sorting never sees).
+Measured history (the paper's premise at 5x, the learned-positions attempt at a positive
+control): docs/length_generalization.md (length.task_hinting).
 """
 
 from __future__ import annotations
