@@ -21,13 +21,8 @@ training rows instead of the full split's size; 3 seeds instead of 5; greedy dec
 commands, not beam search on all; only the jump split (not around_right, COGS, GeoQuery) and not
 the example-difficulty results.
 
-History: until Dec 1 the claim used an LSTM encoder-decoder with attention (the ``scan-*``
-presets), because the transformer (d = 128) reached val 0.01-0.08 after 500 steps. That was a bug
-in ``seq2seq_transformer`` (its embedding started at N(0,1) * sqrt(d), which drowned the positional
-encoding; fixed in commit 8ca6bcc). With the fix and the warm-up + cosine recipe every transformer
-arm fits at the full budget (val 0.95-1.00), in 27-31 s a run on one core, so the claim now uses
-the paper's architecture. The LSTM's full verdict was inconclusive (jump 0.009 / 0.065 / 0.039;
-gain +0.056 [-0.198, 0.310], cost +0.025 [-0.179, 0.230]).
+Measured history (the LSTM that stood in until the transformer's embedding fix):
+docs/compositional.md (comp.data_complexity).
 """
 
 from __future__ import annotations
