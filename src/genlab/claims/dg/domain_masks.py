@@ -22,8 +22,8 @@ Differences from the paper and its code:
 - aggregation: the paired gain DMG - ERM in suite-average held-out accuracy, mean and 95% CI over
   seeds (3), not the paper's per-target-domain accuracies (a mean over runs).
 
-Until Dec 1 2026 the claim ran ``dmg``'s default soft masks (masks used as deterministic scales in
-training, softmax averaged at test), a simplification of the code's rules.
+Measured history (the soft masks the claim ran until Dec 1 2026): docs/domain_shift.md
+(dg.domain_masks).
 """
 
 from __future__ import annotations

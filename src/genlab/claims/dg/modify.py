@@ -20,8 +20,7 @@ mIoU, mAP and accuracy on its benchmarks' target domains), the small CNN from sc
 DomainBed's defaults (Adam, lr 1e-3, 601 steps), and the aggregation a paired mean with a 95% CI
 over 5 seeds (the paper: one number per benchmark).
 
-Because the scheduling is our reading (``reconstruction``), a "not reproduced" here refutes the
-reading, not the paper: it is recorded inconclusive.
+Measured history: docs/domain_shift.md (dg.modify).
 """
 
 from __future__ import annotations

@@ -19,17 +19,10 @@ both the CIFAR and the OOD images); a small CNN, not a WideResNet; aggregation: 
 with-OOD - without-OOD, mean and 95% CI over 5 seeds, where the paper reports single numbers per
 setting. The paper's standard-training gains are on CIFAR (test error ~5%); here standard
 training without OOD data already reaches ~0.98 clean accuracy at 801 steps, so the 0.01 clean
-gain asks OAT to remove about half the remaining errors (there is no ceiling guard; the measured
-CI, [-0.009, 0.001] at full, excludes any gain above 0.001).
+gain asks OAT to remove about half the remaining errors (there is no ceiling guard).
 
-Positive control (measured Dec 1 2026): the data-scarce regime, ``train_size=50`` at the full
-budget: reproduced, clean gain +0.025 [0.016, 0.034], PGD gain under adversarial training +0.105
-[0.098, 0.112] (every arm fits its 50 training images). The paper offers OOD data in place of the
-unlabelled in-distribution data that narrow the gap between training and test, so its logic puts
-the gains where that gap is widest, with the fewest labelled images; measured, they grow as the
-images shrink: at 100 images (full) +0.014 [-0.002, 0.029] and +0.091 [0.079, 0.103] (inconclusive), at 500
-(the claim) -0.004 and -0.005. At the smoke budget (301 steps, 3 seeds) ``train_size=50`` is
-inconclusive (clean +0.024 [-0.012, 0.061]), ``train_size=100`` too (-0.001 [-0.034, 0.031]).
+Measured history (the data-scarce positive control, the gains by training size):
+docs/domain_shift.md (dg.oat).
 """
 
 from __future__ import annotations
