@@ -11,11 +11,11 @@ PGDL model zoo, judged by Kendall's tau with the generalization gap (the paper r
 conditional-MI score and Kendall's tau). No official code was found in the index searched.
 Negative control (the paper's own explanation — the margin must be measured along the data
 manifold): the same number of *least*-variance directions, off the manifold, which must not beat
-the input margin. On the clean zoo that difference is too small to decide with a test-sized zoo
-(48 models: +0.031 [-0.061, 0.121]), so the control's zoo spreads the gaps with label noise
-(0-30%, every model fitting its labels), where it is decisive. On that zoo the top directions do
-not beat the input margin either (+0.065 [-0.031, 0.174]): the control shows that a trained
-configuration reaches "not reproduced", not that the subspace alone decides it.
+the input margin, on a zoo whose gaps label noise (0-30%, every model fitting its labels) spreads,
+because on the clean zoo that difference is too small to decide at a test-sized zoo. On the noisy
+zoo the top directions do not beat the input margin either, so the control shows that a trained
+configuration reaches "not reproduced", not that the subspace alone decides it (measured:
+docs/diagnostics.md, diag.constrained_margin).
 """
 
 from __future__ import annotations

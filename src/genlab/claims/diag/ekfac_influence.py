@@ -24,16 +24,11 @@ estimator, so that all are compared with one exact target; the ground truth is t
 inverse (what LiSSA converges to), not the PBRF; the paper's statement is relative (EK-FAC about as
 accurate as LiSSA, both against the PBRF), the catalogue's and this claim's absolute (Spearman >=
 0.7 against the exact inverse), which is a stricter test than the paper's; the statistic is the
-catalogue's (Spearman over all query x training pairs; Pearson recorded next to it, 0.711 at full
-budget), the paper's correlation statistic could not be read offline; 10 seeds, mean with a 95% CI.
-Guards: the model fits (train accuracy >= 0.95; mean 0.979 at full budget); no floor
-(correlations, not accuracies). Not done: leave-one-out retraining and the order-flip transformer.
+catalogue's (Spearman over all query x training pairs; Pearson recorded next to it), the paper's
+correlation statistic could not be read offline; 10 seeds, mean with a 95% CI. Not done:
+leave-one-out retraining and the order-flip transformer.
 
-Negative control (``estimator="dot"``): the same trained models scored by the gradient dot product,
-which ignores the curvature. The paper's reason for an inverse-curvature estimator is that the GGN
-is far from isotropic (here 88% of its eigenvalues lie below 0.1 x their mean), so the dot product
-must not rank as the exact inverse does. Positive control (``damping_factor=1000``): a damping that
-swamps the curvature makes every estimator the dot product and the correlation reachable.
+Measured history: docs/diagnostics.md (diag.ekfac_influence).
 """
 
 from __future__ import annotations

@@ -13,12 +13,7 @@ aggregates per epoch the per-sample scores recorded at every update of that epoc
 scores the weights at the epoch's end on the whole training set, which leaves early-epoch
 transients unsmoothed.
 
-No positive control: no configuration was found where "reproduced" is reachable. At the smoke
-budget there is no memorisation phase (10 seeds: best minus final validation accuracy 0.017 <
-0.02, inconclusive by the overfit guard) and 3 seeds cannot put the CI above -0.01
-(0.006 [-0.020, 0.032]); with 300 epochs on 300 images (memorisation: test accuracy falls 0.86 ->
-0.68) the GWA maximum lands on an early transient (epochs 6-19) in 3 of 5 seeds:
--0.273 [-0.515, -0.031], not reproduced.
+No positive control is known. Measured history: docs/diagnostics.md (diag.gwa_early_stopping).
 """
 
 from __future__ import annotations
