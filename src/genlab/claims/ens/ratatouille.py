@@ -35,10 +35,9 @@ BatchNorm statistics are averaged (DomainBed's ResNet keeps them frozen); one pa
 domains (60 and 75 degrees) instead of every leave-one-domain-out split; uniform averages only
 (no greedy selection); ERM is one fine-tuning chosen on training-domain validation, not
 DomainBed's averaged ERM. The thresholds (ratatouille - soup CI above 0 with mean >= 0.005; soup -
-ERM CI above -0.01 with mean >= 0) were fixed before any run. The basin control comes out ``not
-reproduced``; the one-task control is ``open``: measured, it does not (see ``controls``), so it
-does not isolate the diversity of the auxiliary tasks. No positive control: no setting is known at this
-scale where ``reproduced`` is reached.
+ERM CI above -0.01 with mean >= 0) were fixed before any run. The one-task control is ``open``
+(see ``controls``): it does not isolate the diversity of the auxiliary tasks. No positive control:
+no setting is known at this scale where ``reproduced`` is reached.
 """
 
 from __future__ import annotations

@@ -20,34 +20,16 @@ finds the paper, its reviews and unrelated MultiColorMNIST code only):
   one-hidden-layer MLP (or the paper's Gaussian model, ``task = "gaussian_spurious"``, with its
   task defaults: 5 classes, one 16-d invariant feature of norm 1, noise 1);
 - metric and aggregation: one lambda (0.5) instead of the paper's sweep, the mean over 5 paired
-  seeds (full budget) instead of single runs. A lambda sweep (0.1 ... 0.9, default config, full
-  budget, an exploration) rises monotonically from A to B (OOD 0.676, 0.711, ..., 0.842, 0.843),
-  so the fixed lambda is not what hides an interior maximum.
-
-Guards: every arm (A, B, B_bang) fits its training data (train accuracy >= 0.9); the floor is
-twice chance on ``ood`` (0.2 for the 10 digit classes, 0.4 for the Gaussian model's 5 classes,
-whose OOD accuracies sit near chance at these settings: 0.25-0.29).
+  seeds (full budget) instead of single runs (a lambda sweep, in docs/ensembles.md, shows that
+  the fixed lambda is not what hides an interior maximum);
+- the premise: fine-tuning B on data where A's spurious features are random unlearns them, so B
+  is A with less spurious reliance and more training on the digit; the paper's premise (two ends
+  of comparable OOD accuracy relying on different spurious features) is not put in place by this
+  design.
 
 No positive control: no setting reached ``reproduced``, so ``Claim.recorded`` records the
-decision's "not reproduced" as inconclusive (nothing shows this design could succeed). Measured at full budget (5 seeds, each
-setting a single override of the default): in every one B's OOD accuracy exceeds A's and the
-midpoint falls between them (midpoint - better end, FalseFalseTrue share): ``pre_features = []``
-(A on colour-free digits, the catalogue's reading: A 0.958, B 0.951, -0.001, 0.000: the digit
-alone already generalises), ``pre_steps = 2000`` (-0.050, 0.004), ``p_train = 1.0`` (-0.054,
-0.007), ``p_train = 0.8`` (-0.018, 0.003), ``ft_steps = 50`` (-0.046, 0.003), ``ft_lr = 1e-3``
-(-0.047, 0.004), 16 patches split 8/8 (-0.049, 0.007), A colour-free and B on all 8 patches
-(-0.001, 0.000), the Gaussian model with 20 spurious features split 10/10 (A 0.265, B 0.294:
--0.009, 0.006) and with 40 split 20/20 at p = 0.8 (A 0.249, B 0.271: -0.003, 0.009); in
-explorations of the Gaussian model with a stronger invariant feature (norm 2 and 3, 10/10) the OOD
-accuracy along the path again rose monotonically from A (0.437; 0.620) to B (0.516; 0.741).
-Fine-tuning B on data where A's spurious features are random unlearns them, so B is A with less
-spurious reliance and more training on the digit: the paper's premise (two ends of comparable
-OOD accuracy relying on different spurious features) is not put in place by this design. The
-reverse regime, closest to the paper's WiSE-FT (A briefly trained on colour-free digits,
-``pre_features = []`` with ``pre_steps = 100``: A 0.936, B 0.886), gives the paper's curve shape but
-too small an effect: the path peaks inside (0.942 at lambda = 0.3, +0.006 over A, below the
-claim's 0.01) and the midpoint is -0.002 [-0.014, 0.010] with FalseFalseTrue 0.001 (not
-reproduced); with ``pre_steps = 30`` A does not fit (train 0.895: inconclusive).
+decision's "not reproduced" as inconclusive. Measured history (the settings tried, the reverse
+regime closest to WiSE-FT): docs/ensembles.md (ens.wise_ft_fft).
 """
 
 from __future__ import annotations

@@ -29,10 +29,9 @@ reported, not used for the combination; one pair of held-out domains (60 and 75 
 of DomainBed's leave-one-domain-out on PACS, VLCS, OfficeHome, TerraIncognita and DomainNet; no
 autoencoder member. The thresholds (combination - best member CI above 0, mean >= 0.01) and the
 primary combination (EM) were fixed before any run. The full budget trains every member 1,000
-steps: a first full run at 600 steps was inconclusive by the fit guard (the parity CNN reached
-train accuracy 0.73 in one seed, arm mean 0.895 < 0.9; gain 0.068 [-0.019, 0.155]). The negative
-control is a sanity check more than a test of the paper's mechanism: identical members give the
-mixture exactly the single member's predictions. A second negative control, added after the
+steps (600 left the parity CNN unfit: docs/ensembles.md). The negative control is a sanity
+check more than a test of the paper's mechanism: identical members give the mixture exactly the
+single member's predictions. A second negative control, added after the
 first full run, asks more of the design: three seeds of one encoder (``negative_seeds``); it is
 ``open`` (it gains too, see ``controls``), so the claim's recorded verdict is ``inconclusive``
 even though its predicate holds. No positive control: the claim's own design is the cheapest
