@@ -12,7 +12,7 @@ Protocol (catalogue row 95, scaled to CPU): permuted digits, 5 experiences of al
 shots per class per experience (50 examples each); one-hidden-layer MLPs of width 100 trained
 1,500 steps over the sequence (300 per experience); fine-tune, EWC and fast/slow (slow rate 0.5,
 not tuned), EWC's and fast/slow's lambda in {100, 1000} (10,000 stops EWC learning new
-experiences: mean R[j, j] 0.65) and every arm's lr in {1e-3, 3e-3}, each method at the setting
+experiences: docs/continual.md) and every arm's lr in {1e-3, 3e-3}, each method at the setting
 with the highest mean average accuracy (the same oracle selection for all); joint training on all
 the shots is reported as the upper bound the paper says fast/slow beats, not judged; 5 seeds,
 paired. Measures: average accuracy after the sequence (Avalanche's), and the few-shot accuracy on

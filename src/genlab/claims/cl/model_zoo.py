@@ -7,8 +7,9 @@ single models of width 100 and the zoo's 5 members of width 20 (the same number 
 replay and the zoo share one bounded memory of 200 examples; EWC's lambda is 100, the largest of
 {100, 1000, 10000} at which every experience is still learned (mean R[j, j] >= 0.8; larger values
 stop it learning the later ones); every arm at its best learning rate of {1e-3, 3e-3} (the one
-with the highest mean average accuracy: the same oracle selection for all); 5 seeds, paired. Differences from the paper: a bounded memory
-instead of all past data, one member per episode, and 8x8 digits instead of its image benchmarks.
+with the highest mean average accuracy: the same oracle selection for all); 5 seeds, paired.
+Differences from the paper: a bounded memory instead of all past data, one member per episode,
+and 8x8 digits instead of its image benchmarks.
 """
 
 from __future__ import annotations

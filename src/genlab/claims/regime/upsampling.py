@@ -17,10 +17,10 @@ two-layer CNN with patches; full-batch GD with a constant learning rate, no mome
 decay; ``early_steps`` chosen as a short share of training (not tuned per dataset as the paper's
 "separating epoch"); the early run of each optimiser clusters for that optimiser's arms; no data
 augmentation; no CIFAR-scale image benchmarks (the paper's main results); final test accuracy.
-SAM's radius is its usual default (0.05, Foret et al.), untuned: here it barely changes GD's
-solution (their test accuracies agree to 0.001), so the SAM half of the predicate adds little.
-At the paper's p_fast = 0.9 only 10% of the test examples depend on the slow feature, which caps
-the gain; the positive control (p_fast = 0.7, 6 seeds) shows that ``reproduced`` is reachable.
+SAM's radius is its usual default (0.05, Foret et al.), untuned (here it barely changes GD's
+solution, docs/training_regime.md, so the SAM half of the predicate adds little). At the paper's
+p_fast = 0.9 only 10% of the test examples depend on the slow feature, which caps the gain (see
+the positive control).
 """
 
 from __future__ import annotations
