@@ -18,11 +18,11 @@ over seeds below 0 and its estimate <= ``max_r``).
 
 Differences from Schapiro et al.: a 60-node graph (theirs ~100), models of ~0.2M non-embedding
 parameters trained for a CPU budget (theirs from ~1M up), one compute budget and one width-depth
-line instead of a grid of budgets and depth/width ratios; forbidden labels are not used
-(prompts only require a label); novelty is an edge-set Jaccard distance to the training walks of
-the same start (the paper's distance to the training walks, in our form); the interior peak is
-tested at one temperature (1.0). The authors' code was not found in the public-code index, so
-the protocol follows the catalogue row and the abstract. The interior depth is chosen as the interior depth with the
+line instead of a grid of budgets and depth/width ratios; forbidden labels are not used (prompts
+only require a label); novelty is an edge-set Jaccard distance to the training walks of the same
+start (the paper's distance to the training walks, in our form); the interior peak is tested at one
+temperature (1.0). The authors' code was not found in the public-code index, so the protocol follows
+the catalogue row and the abstract. The interior depth is chosen as the interior depth with the
 highest mean creativity, then tested against both ends (a selection the CIs do not correct for).
 """
 

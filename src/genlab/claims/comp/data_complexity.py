@@ -7,9 +7,9 @@ SCAN from its grammar (``scan``) on the add-primitive ``jump`` split, ``n_train`
 (SCAN's 4, then ``p5``, ``p6``, ...), so the same number of rows is drawn from a larger command
 space. The grammar keeps two of SCAN's phrase forms (``templates``: a bare primitive and
 ``U left|right``; 32 primitives make 173k commands), which keeps targets at <= 12 actions so that
-the arms train within the CPU budget. Repetition: at the most primitives, each distinct command appears
-``repeat`` times, so the arm has ``n_train / repeat`` distinct commands. Exact match (greedy) on a
-random subset of the held-out ``jump`` commands.
+the arms train within the CPU budget. Repetition: at the most primitives, each distinct command
+appears ``repeat`` times, so the arm has ``n_train / repeat`` distinct commands. Exact match
+(greedy) on a random subset of the held-out ``jump`` commands.
 
 Differences from Zhou, Jiang & Bansal: their 3-layer transformer encoder-decoder
 (``seq2seq_transformer``, 3 + 3 layers) narrowed to d = 64 (4 heads, MLP 128; about 0.25M

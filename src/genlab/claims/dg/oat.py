@@ -5,21 +5,22 @@ The catalogue's CPU design: scikit-learn digits as the in-distribution data, a p
 (noise, strokes, rectangles), a small CNN; standard and PGD adversarial training, each without and
 with the OOD loss; clean and PGD-robust test accuracy at the end of training, 5 seeds. As the
 official code (``Saehyung-Lee/OAT``, ``AT/train.py``): half of each step's images are OOD (64
-labelled + 64 OOD), OOD weight alpha = 5 (``CE + 5 CE_ood`` is the code's per-example weighted
-mean up to a factor 2), the PGD attack perturbs the OOD images too, against the same weighted loss.
+labelled + 64 OOD), OOD weight alpha = 5 (``CE + 5 CE_ood`` is the code's per-example weighted mean
+up to a factor 2), the PGD attack perturbs the OOD images too, against the same weighted loss.
 Differences: the OOD pool is procedural, not the code's 1M low-confidence 80M-TinyImages, so the
 "undesirable features shared even between unrelated image sets" may not be there to remove; the
 repository holds the adversarial code only (AT, TRADES), so the standard-training arm follows the
 paper's text (the same loss, no attack); 8x8 digits (500 training images), not CIFAR (nor the
-catalogue's 16x16 upsampling); eps 0.1 on [0, 1] inputs with 3 PGD steps in training and 10 at test (the code: 8/255, 10 steps, step 2/255, for CIFAR); Adam with DomainBed's
-defaults and 801 steps, not SGD with momentum, weight decay and a step schedule for 80,000 steps;
-the last checkpoint, not the best robust one on the test set (the code's selection); the PGD test
-accuracy on the first 512 test images; no data augmentation (the code pads-and-crops and flips
-both the CIFAR and the OOD images); a small CNN, not a WideResNet; aggregation: the paired gain
-with-OOD - without-OOD, mean and 95% CI over 5 seeds, where the paper reports single numbers per
-setting. The paper's standard-training gains are on CIFAR (test error ~5%); here standard
-training without OOD data already reaches ~0.98 clean accuracy at 801 steps, so the 0.01 clean
-gain asks OAT to remove about half the remaining errors (there is no ceiling guard).
+catalogue's 16x16 upsampling); eps 0.1 on [0, 1] inputs with 3 PGD steps in training and 10 at test
+(the code: 8/255, 10 steps, step 2/255, for CIFAR); Adam with DomainBed's defaults and 801 steps,
+not SGD with momentum, weight decay and a step schedule for 80,000 steps; the last checkpoint, not
+the best robust one on the test set (the code's selection); the PGD test accuracy on the first 512
+test images; no data augmentation (the code pads-and-crops and flips both the CIFAR and the OOD
+images); a small CNN, not a WideResNet; aggregation: the paired gain with-OOD - without-OOD, mean
+and 95% CI over 5 seeds, where the paper reports single numbers per setting. The paper's
+standard-training gains are on CIFAR (test error ~5%); here standard training without OOD data
+already reaches ~0.98 clean accuracy at 801 steps, so the 0.01 clean gain asks OAT to remove about
+half the remaining errors (there is no ceiling guard).
 
 Measured history (the data-scarce positive control, the gains by training size):
 docs/domain_shift.md (dg.oat).

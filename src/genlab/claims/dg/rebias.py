@@ -4,12 +4,12 @@ training color is a near-perfect shortcut.
 
 Biased MNIST of the paper (official code: ``clovaai/rebias``, ``main_biased_mnist.py``): 60,000
 images, background color = the label's color with probability rho in {0.99, 0.995, 0.997, 0.999},
-unbiased test accuracy at the end of training, mean of 3 runs; ReBias's gains over vanilla are
-large where vanilla fails (rho >= 0.997) and small at 0.99 (its Table 1). Here ``cross_bias_digits`` (8x8 digits, ~990 training
-images): rho = 0.99 leaves about 10 bias-conflicting training images, as few as the paper's 0.999
-(60 of 60,000) in count. Differences: the small CNN for F and 1x1 convolutions for G (the paper:
-a 4-layer CNN with 7x7 kernels and a 1x1 variant), a biased HSIC estimator, Adam 1e-3 with batch 64
-for our step budgets against the paper's 80 epochs.
+unbiased test accuracy at the end of training, mean of 3 runs; ReBias's gains over vanilla are large
+where vanilla fails (rho >= 0.997) and small at 0.99 (its Table 1). Here ``cross_bias_digits`` (8x8
+digits, ~990 training images): rho = 0.99 leaves about 10 bias-conflicting training images, as few
+as the paper's 0.999 (60 of 60,000) in count. Differences: the small CNN for F and 1x1 convolutions
+for G (the paper: a 4-layer CNN with 7x7 kernels and a 1x1 variant), a biased HSIC estimator, Adam
+1e-3 with batch 64 for our step budgets against the paper's 80 epochs.
 """
 
 from __future__ import annotations

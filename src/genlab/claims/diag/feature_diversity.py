@@ -11,11 +11,11 @@ over 500 held-out digits), per block, at every evaluation; a linear probe on the
 features (``layer_probes``) checks that SSL learned something.
 
 The three parts, each over the runs with a 95% CI (all must hold): (a) at the end, the judged
-layer's diversity minus the largest of the other layers' is > 0; (b) per run, Spearman's rho
-between the evaluation step (after step 0) and the judged layer's diversity is < 0; (c) per seed,
-Spearman's rho between width and the judged layer's final diversity is > 0. Negative control
-(``layer="first"``, widths 16-64): the same trained models, the first block judged as the one most diversified;
-the paper finds diversity highest at the last layer, so the first must not be.
+layer's diversity minus the largest of the other layers' is > 0; (b) per run, Spearman's rho between
+the evaluation step (after step 0) and the judged layer's diversity is < 0; (c) per seed, Spearman's
+rho between width and the judged layer's final diversity is > 0. Negative control
+(``layer="first"``, widths 16-64): the same trained models, the first block judged as the one most
+diversified; the paper finds diversity highest at the last layer, so the first must not be.
 """
 
 from __future__ import annotations

@@ -10,15 +10,15 @@ perplexity, and ``mix_gain = 1 - ppl_mix / ppl_best`` on the test stream. The ne
 again, only its checkpoint interval differs) and no n-gram model: no complementarity, so by the
 paper's account nothing to gain.
 
-Protocol differences from the paper (no official code was found in the code index; the paper
-reports interpolations of published probabilities of large models on Penn Treebank, WikiText-103
-and enwik8, up to 10% better): a generated character corpus of 40,000 characters instead of real
-benchmarks; four members (KN 3-gram, KN 5-gram, a 128-unit LSTM, a 2-layer 64-wide transformer)
-and no cache model; one global weight per member (no context-dependent weights); models are
-trained for a fixed number of steps, not to convergence with early stopping on dev. The thresholds
-(gain CI above 0, mean >= 0.5%) were fixed after a one-seed pilot of this design
-(docs/ensembles.md); the catalogue's expectation is "ensemble < best single". No positive control: the
-claim's own design is the cheapest configuration known to show a gain.
+Protocol differences from the paper (no official code was found in the code index; the paper reports
+interpolations of published probabilities of large models on Penn Treebank, WikiText-103 and enwik8,
+up to 10% better): a generated character corpus of 40,000 characters instead of real benchmarks;
+four members (KN 3-gram, KN 5-gram, a 128-unit LSTM, a 2-layer 64-wide transformer) and no cache
+model; one global weight per member (no context-dependent weights); models are trained for a fixed
+number of steps, not to convergence with early stopping on dev. The thresholds (gain CI above 0,
+mean >= 0.5%) were fixed after a one-seed pilot of this design (docs/ensembles.md); the catalogue's
+expectation is "ensemble < best single". No positive control: the claim's own design is the cheapest
+configuration known to show a gain.
 """
 
 from __future__ import annotations

@@ -7,9 +7,10 @@ perpGrad (the gradient with its component along the weights removed) generalizes
 Settings from the authors' code (``run_main_experiments.sh``, figure 1; ``grokking_experiments.py``,
 ``utils.py``, ``models.py``, ``logger.py``, read in the
 EIFY/grokking-at-the-edge-of-numerical-stability fork of LucasPrietoAl's repository): modular
-addition; their MLP, two bias-free hidden layers of 200 (ReLU) on the concatenated one-hot operands (``mlp_onehot``); full-batch AdamW without weight decay
-or warm-up, lr 0.01, Adam epsilon 1e-25, beta2 0.999 for StableMax and 0.99 otherwise, StableMax
-computed in float64; perpGrad per parameter tensor, rescaled to the gradient's norm.
+addition; their MLP, two bias-free hidden layers of 200 (ReLU) on the concatenated one-hot operands
+(``mlp_onehot``); full-batch AdamW without weight decay or warm-up, lr 0.01, Adam epsilon 1e-25,
+beta2 0.999 for StableMax and 0.99 otherwise, StableMax computed in float64; perpGrad per parameter
+tensor, rescaled to the gradient's norm.
 
 Differences from the paper: p = 31, not 113, and 3,000 steps, not 80,000 epochs for StableMax and
 float64 (300 for perpGrad) (CPU budget); 60% of the table, not 40% (on the leak-free split 40% of
