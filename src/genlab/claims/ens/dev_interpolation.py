@@ -5,10 +5,8 @@ Per seed, on ``pcfg_lm`` (characters of a toy English-like PCFG; train 40,000, d
 characters each): a small LSTM is trained, then a tiny causal transformer whose ``lm_ensemble``
 probe interpolates it with the LSTM and interpolated Kneser-Ney models of orders 3 and 5 fitted on
 the training stream: weights by EM on dev (``val/main``), the best single member chosen by its dev
-perplexity, and ``mix_gain = 1 - ppl_mix / ppl_best`` on the test stream. The negative control
-(``members = "copies"``) interpolates the transformer with a copy of itself (the same spec trained
-again, only its checkpoint interval differs) and no n-gram model: no complementarity, so by the
-paper's account nothing to gain.
+perplexity, and ``mix_gain = 1 - ppl_mix / ppl_best`` on the test stream. In the negative control
+the transformer's copy is the same spec trained again (only its checkpoint interval differs).
 
 Protocol differences from the paper (no official code was found in the code index; the paper reports
 interpolations of published probabilities of large models on Penn Treebank, WikiText-103 and enwik8,

@@ -17,12 +17,6 @@ checks that their lineages meet, averages the weights uniformly, BatchNorm stati
 and evaluates the average on every domain like any run) give the soup and the ratatouille. ERM is
 the soup member with the best in-distribution (training-domain) validation accuracy.
 
-The negative control (``aux_lr = 0.03``, 10x) trains the auxiliary fine-tunings so far from the
-foundation that the ratatouille members, though each fits the target, no longer share a linearly
-connected basin, which weight averaging (the paper's mechanism, as in DiWA) needs. A second
-control, ``negative_one_task`` (``aux = ["parity"] * 3``), gives every ratatouille member the same
-auxiliary initialisation, removing the diversity the paper credits for the gain over the soup.
-
 Protocol differences from the paper and its code (``facebookresearch/ModelRatatouille``, DiWA's
 codebase on DomainBed): the foundation is a small CNN pre-trained on 1,000 upright 8x8 digits,
 not an ImageNet ResNet-50; the auxiliary tasks are other labellings of digit images (rotation,

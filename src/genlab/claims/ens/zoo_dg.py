@@ -15,9 +15,6 @@ EM on the source validation splits; it reports, per held-out domain, the combina
 and the accuracy of the member with the best source validation accuracy (never chosen on the
 target), as any run's metrics.
 
-The negative control (``members = ["class"] * 3``) is a zoo of one encoder named three times:
-nothing diverse to exploit, so by the paper's logic nothing to gain over its single member.
-
 Protocol differences from the paper: the zoo is 8 tiny encoders trained here on 1,000 8x8 digits,
 not 35 public ImageNet-scale models (ResNets, ViTs, CLIP, ...); members are used through linear
 probes on frozen features, not fine-tuned; the paper's integration algorithm (which selects and

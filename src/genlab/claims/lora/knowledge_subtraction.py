@@ -19,11 +19,10 @@ plus Arrow's mix of the task LoRAs, routed by the residuals' prototypes: its gai
 is the general component no longer counted twice plus the sharper routing; ``arrow_base`` (the
 same modules routed by their own prototypes) isolates the routing part.
 
-Negative control: a family whose upstream tasks lack ``G`` (``shared=0``) while the held-out tasks
-need it (``heldout_shared=2``): the task LoRAs carry no general knowledge to remove, and the
-subtraction can only take away the backbone's ``G``. By the identity above its outcome follows
-from the mechanism the claim rests on; a control with nothing at all to subtract needs a general
-LoRA inert on task inputs, which none of the families gives (see docs/continual.md).
+Negative control (``shared=0``, ``heldout_shared=2``, see ``controls``): by the identity
+above its outcome follows from the mechanism the claim rests on; a control with nothing at all to
+subtract needs a general LoRA inert on task inputs, which none of the families gives (see
+docs/continual.md).
 """
 
 from __future__ import annotations
