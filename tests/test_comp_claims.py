@@ -393,6 +393,21 @@ def test_gcog(values, verdict):
     assert r.verdict == verdict, r.evidence
 
 
+def test_gcog_gru_attention_changes_only_the_gru_arm():
+    """``gru_attention`` gives the GRU baseline attention; its default leaves the model the
+    paper's no-attention contrast (``attention: False``) and the attention arms untouched."""
+    claim = CLAIMS.get("comp.gcog").obj
+    plain, attended = ({a.labels["arch"] + str(a.labels["seed"]): a.spec
+                        for a in claim.arms(claim.config("full", kw))}
+                       for kw in ({}, {"gru_attention": True}))  # fmt: skip
+    for key, spec in plain.items():
+        changed = spec.run_id != attended[key].run_id
+        assert changed == key.startswith("gru"), key
+        if key.startswith("gru"):
+            assert spec.model.params["attention"] is False
+            assert attended[key].model.params["attention"] is True
+
+
 # ---- comp.creativity ----------------------------------------------------------------------------
 
 

@@ -74,7 +74,8 @@ class Control:
     marked ``heavy`` and runs with ``make test-heavy``, not in CI, as the full-budget claims run in
     benchmarks. ``open``
     records what was measured when a control did not come out as expected: an open problem of the
-    claim, printed by ``claims show``, whose test is a strict expected failure until it is fixed."""
+    claim, printed by ``claims show``, whose test is a strict expected failure until it is fixed
+    (with the heavy tests)."""
 
     overrides: dict[str, Any]
     expect: Verdict

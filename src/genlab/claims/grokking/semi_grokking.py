@@ -91,8 +91,9 @@ class SemiGrokking(Claim):
                             open="a grid that jumps from 0.2 to 0.8 cannot show absence (the "
                             "resolution rule reads it inconclusive: the semi-grokking window "
                             "lies between); also measured, without weight decay on 0.50-0.52 "
-                            "and 0.6-0.8 (full, 24 runs, 254 s at load 10): test 0.000 at every "
-                            "fraction, the grid does not bracket (inconclusive). No trained "
+                            "and 0.6-0.8 (full, 24 runs, 254 s at load 10), and on 0.5-0.95 "
+                            "(full, 18 runs, 421 s): test 0.000 at every fraction, the grid does "
+                            "not bracket (inconclusive). No trained "
                             "must-fail design that resolves the transition is known"),
         "positive": Control({"fractions": [0.5, 0.505, 0.51, 0.515, 0.52]}, "reproduced", "a "
                             "grid five times finer across the transition (0.50-0.52, steps of one "
