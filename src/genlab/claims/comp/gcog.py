@@ -109,7 +109,10 @@ class GCog(Claim):
                             "0.182]): inconclusive. A GRU baseline with attention (--set "
                             "gru_attention=true, full): val 0.875 < 0.9, distractor 0.713 (0.426 "
                             "without attention), still trailing by +0.075 [0.025, 0.126] and "
-                            "+0.197 [-0.142, 0.536]: inconclusive"),
+                            "+0.197 [-0.142, 0.536]: inconclusive. Depth-3 trees in training at "
+                            "4,000 steps (--set train_depth=3 --set steps=4000): the GRU answers "
+                            "depth-3 trees (productive 0.824 [0.791, 0.857]) but no arm fits (val "
+                            "0.898 / 0.788 / 0.887): inconclusive"),
         "positive": Control({}, "reproduced", "the full budget shows the pattern", budget="full",
                             heavy=True,
                             open="measured at full (2,000 steps, 3 seeds): every arm fits (val "
