@@ -15,6 +15,7 @@ from genlab.spec import parse_spec
 from genlab.tasks import TASKS
 from genlab.tasks.combos import combination_split
 from genlab.tasks.scan_grammar import interpret
+from genlab.tasks.seq2seq_common import FIRST
 from genlab.tasks.string_rewrite import rewrite
 
 
@@ -219,7 +220,7 @@ def test_gcog_distractor_split_with_one_object_holds_no_distractor():
     distribution (a design comp.gcog's docs record); too many objects for the board is refused."""
     data = build("gcog", n_train=50, n_val=0, n_test=30, distractor_objects=1)
     cells = data.info.extra["src_len"]
-    assert ((data.test["distractor"].x[:, :cells] != 3).sum(1) == 1).all()
+    assert ((data.test["distractor"].x[:, :cells] != FIRST).sum(1) == 1).all()  # FIRST: empty
     with pytest.raises(ValueError, match="distractor_objects: 7 objects"):
         build("gcog", n_train=50, n_val=0, n_test=30, distractor_objects=7)
 

@@ -59,7 +59,7 @@ class GCogConfig(TrainConfig):
     n_test: int = Field(500, ge=1, description="rows per test split")
     train_objects: int = Field(3, ge=1, description="training boards hold 1..this many objects")
     distractor_objects: int = Field(6, ge=1, description="objects on the distractor split's boards")
-    # 3: the productive split is in distribution (the negative control)
+    # 3: the productive split is in distribution (a negative-control design, measured: no fit)
     train_depth: int = Field(2, ge=2, le=3, description="training trees of depth 1..this")
     gru_attention: bool = Field(False, description="give the GRU baseline Luong attention")
     min_gain: float = Field(0.05, gt=0, description="attention - GRU the claim states")
@@ -133,8 +133,8 @@ class GCog(Claim):
                 "train_objects": cfg.train_objects,
                 "distractor_objects": cfg.distractor_objects,
                 "train_depth": cfg.train_depth}  # fmt: skip
-        gru = ("seq2seq_rnn", {**ARCHS["gru"][1], "attention": cfg.gru_attention})
-        archs = {**ARCHS, "gru": gru}
+        model, params = ARCHS["gru"]
+        archs = {**ARCHS, "gru": (model, {**params, "attention": cfg.gru_attention})}
         base = spec(cfg, "gcog", task, *archs["gru"])
         arch = {a: {"model.name": m, "model.params": p} for a, (m, p) in archs.items()}
         return Design(base, axes={"arch": arch}, seeds=cfg.seeds).expand()
