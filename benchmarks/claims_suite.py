@@ -3,11 +3,13 @@ per claim, its verdict, the total per family and overall, then one line of ``nam
 
     .venv/bin/python benchmarks/claims_suite.py [--store DIR] [--family grokking] [--only ID ...]
 
+Each claim runs with its controls (they license its verdict) and, where it declares one, its
+sequential seed rule; the last line gives the suite's total wall and CPU time.
 Resumable: the store keeps every finished run, so a rerun after a crash or Ctrl-C trains only what
 is missing. Each claim's wall time is recorded in ``<store>/claims_suite.json`` (attempts of an
 unfinished claim add up; a claim whose runs changed is timed again), so the table of a resumed suite still shows what each claim cost; use a
 fresh ``--store`` (or ``--fresh``) to time everything again. Target (issue #18): every claim
-<= 600 s on 2 cores; the total goes in the README's Speed section.
+<= 1,200 s on 2 cores with its controls (issue #36); the total goes in the README's Speed section.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import time
 from pathlib import Path
 
@@ -24,7 +27,7 @@ from genlab.claims import CLAIMS
 from genlab.claims.runner import run_claim
 from genlab.store import Store
 
-LIMIT_S = 600.0
+LIMIT_S = 1200.0  # issue #36: deciding may take 20 minutes a claim, controls and seeds included
 
 
 def _load(path: Path) -> dict:
@@ -36,6 +39,15 @@ def _save(path: Path, records: dict) -> None:
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(records, indent=1, sort_keys=True))
     tmp.replace(path)
+
+
+def _cpu_s() -> float:
+    """CPU seconds of this process and its finished children (the pool's workers)."""
+    own, kids = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def main() -> None:
@@ -60,6 +72,8 @@ def main() -> None:
         ap.error(f"--family must be among {', '.join(sorted(families))}")
     todo = [e for e in entries if (not args.family or e.family in args.family)
             and (not args.only or e.name in args.only)]  # fmt: skip
+    if args.only:  # in the order given (e.g. cheapest first)
+        todo.sort(key=lambda e: args.only.index(e.name))
 
     store = Store(args.store)
     path = Path(args.store) / "claims_suite.json"
@@ -69,38 +83,39 @@ def main() -> None:
     rows = []
     for e in todo:
         key = f"{e.name}@{args.budget}"
-        rec = records.get(key, {"wall_s": 0.0, "complete": False})
-        t0 = time.perf_counter()
+        rec = records.get(key, {"wall_s": 0.0, "cpu_s": 0.0, "complete": False})
+        t0, c0 = time.perf_counter(), _cpu_s()
         try:
             r = run_claim(e.obj, store, args.budget, progress=args.progress, execute=args.executor)
         finally:  # an interrupted claim keeps the time it has cost so far
             if not rec["complete"]:
                 rec["wall_s"] += time.perf_counter() - t0
+                rec["cpu_s"] = rec.get("cpu_s", 0.0) + _cpu_s() - c0
             records[key] = rec
             _save(path, records)
         runs = ",".join(sorted(getattr(r, "run_ids", None) or []))
         if rec["complete"] and rec.get("runs", runs) != runs:  # changed: this attempt trained it
-            rec["wall_s"] = time.perf_counter() - t0
+            rec["wall_s"], rec["cpu_s"] = time.perf_counter() - t0, _cpu_s() - c0
         rec.update(complete=True, verdict=r.verdict, runs=runs)
         records[key] = rec
         _save(path, records)
-        rows.append((e.family, e.name, r.verdict, rec["wall_s"]))
-        flag = "  OVER 600 s" if rec["wall_s"] > LIMIT_S else ""
+        rows.append((e.family, e.name, r.verdict, rec["wall_s"], rec.get("cpu_s", 0.0)))
+        flag = "  OVER 1200 s" if rec["wall_s"] > LIMIT_S else ""
         print(f"  {e.name:40s} {r.verdict:16s} {rec['wall_s']:8.1f} s{flag}", flush=True)
 
     print(f"\n{'family':22s} {'claim':40s} {'verdict':16s} {'wall s':>8s}")
-    for fam, name, verdict, wall in rows:
+    for fam, name, verdict, wall, _ in rows:
         print(f"{fam:22s} {name:40s} {verdict:16s} {wall:8.1f}")
     per_family: dict[str, float] = {}
-    for fam, _, _, wall in rows:
+    for fam, _, _, wall, _ in rows:
         per_family[fam] = per_family.get(fam, 0.0) + wall
     for fam, wall in per_family.items():
         print(f"{fam:22s} {'(total)':40s} {'':16s} {wall:8.1f}")
-    total = sum(r[3] for r in rows)
+    total, cpu = sum(r[3] for r in rows), sum(r[4] for r in rows)
     over = [r[1] for r in rows if r[3] > LIMIT_S]
     slowest = max(rows, key=lambda r: r[3]) if rows else ("", "-", "", 0.0)
     print(f"{'all':22s} {'(total)':40s} {'':16s} {total:8.1f}")
-    print(f"claims={len(rows)} total_s={total:.1f} over_600s={len(over)} "
+    print(f"claims={len(rows)} total_s={total:.1f} total_cpu_s={cpu:.1f} over_1200s={len(over)} "
           f"slowest={slowest[1]} slowest_s={slowest[3]:.1f} "
           f"load_average={os.getloadavg()[0]:.1f}")  # fmt: skip
 

@@ -136,3 +136,19 @@ def test_domain_masks_runs_the_official_codes_sampled_masks():
     assert all(m.params["dmg_lambda"] == 1.0 for m in dmg)
     rid = CLAIMS.get("dg.rationale_invariance").obj  # other suite claims keep their defaults
     assert all("masks" not in a.spec.method.params for a in rid.arms(rid.config("smoke")))
+
+
+def test_suite_negative_control_trains_its_own_colored_runs():
+    """The suite claims' negative control holds -90% out after two training environments with the
+    same colour cue (``color_flip``, colored settings only): runs the claim does not train. The
+    default leaves every setting's task params, so the claim's run ids, as they were."""
+    claim = CLAIMS.get("dg.rationale_invariance").obj
+    own = claim.arms(claim.config("smoke"))
+    colored = [a for a in own if a.spec.task.name == "colored_digits"]
+    assert colored and all(a.spec.task.params["color_flip"] == [0.1, 0.2, 0.9] for a in colored)
+    ctl = claim.arms(claim.config("smoke", control="negative"))
+    assert all(a.spec.task.params["color_flip"] == [0.1, 0.1, 0.9] for a in ctl)
+    assert not {a.spec.run_id for a in ctl} & {a.spec.run_id for a in own}
+    mixed = claim.arms(claim.config("smoke", {"color_flip": [0.5, 0.5, 0.5]}))
+    rotated = [a for a in mixed if a.spec.task.name == "rotated_digits"]
+    assert rotated and all("color_flip" not in a.spec.task.params for a in rotated)

@@ -132,10 +132,14 @@ def test_oat_robust_accuracy_all_at_the_floor_is_inconclusive():
     assert r.verdict == "inconclusive" and "floor" in r.evidence, r.evidence
 
 
-def test_modify_is_a_reconstruction_so_its_not_reproduced_is_recorded_inconclusive():
+def test_modify_is_a_reconstruction_whose_not_reproduced_needs_a_positive_control():
+    """The reading's "not reproduced" stands as its judge's decision (a decision about genlab's
+    reading of MoDify); it is recorded only if a positive control licenses it, and none does."""
     claim = CLAIMS.get("dg.modify").obj
+    assert claim.scope == "reconstruction" and "abstract" in claim.scope_note
     r = judge("dg.modify", lambda lb: {"heldout": 0.3 + wobble(lb) * (lb["method"] == "modify"),
                                        "val": 0.8})  # fmt: skip
     assert r.verdict == "not reproduced", r.evidence  # the reading's own decision
-    assert claim.recorded(r, "full").verdict == "inconclusive"
-    assert "does not refute the paper" in r.evidence
+    rec = claim.recorded(r, "full", {"negative": "not reproduced"})
+    assert rec.decision == "not reproduced" and rec.verdict == "inconclusive"
+    assert "no positive control" in rec.evidence

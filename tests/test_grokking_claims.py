@@ -210,6 +210,16 @@ def test_linear(late, rises, expect):
     assert verdict("linear", values) == expect
 
 
+def test_linear_reads_the_mse_indicator_above_one_half():
+    """``mse_rises`` is 0 or 1: a value near 0 (e.g. the audit's jitter) is not a rise, NaN is."""
+
+    def values(rises):
+        return lambda a: {"t_meas": 101.0, "t_pred": 100.0, "mse_rises": rises, "train_mse": 0.01}
+
+    assert verdict("linear", values(0.002)) == "reproduced"
+    assert verdict("linear", values(NAN)) == "not reproduced"
+
+
 def test_linear_inconclusive_when_one_run_of_four_misses():
     def values(a):
         miss = a["wd"] == 0.01 and a["seed"] == 1
@@ -255,7 +265,22 @@ def moe(fall=(True, True, True)):
         ok = fall[a["seed"]]
         return {"train": 1.0, "test": 0.95, "t_fit": 300.0, "t_grok": 1500.0,
                 "distance_fit": 0.6, "distance_grok": 0.4 if ok else 0.7, "distance_rho": -0.8,
-                "entropy_fit": 0.9, "entropy_grok": 0.6, "entropy_rho": -0.8 if ok else 0.2}  # fmt: skip
+                "entropy_fit": 0.9, "entropy_grok": 0.6, "entropy_rho": -0.8 if ok else 0.2,
+                "distance_end": NAN, "entropy_end": NAN, "distance_trend": NAN,
+                "entropy_trend": NAN}  # fmt: skip
+
+    return values
+
+
+def memorizing(fall: bool, best_test: float = 0.03):
+    """A run read as memorizing (the negative control): pathways at the end vs at train fit."""
+
+    def values(a):
+        return {"train": 1.0, "test": best_test, "t_fit": 30.0, "t_grok": NAN,
+                "distance_fit": 0.6, "distance_grok": NAN, "distance_rho": NAN,
+                "entropy_fit": 0.9, "entropy_grok": NAN, "entropy_rho": NAN,
+                "distance_end": 0.5 if fall else 0.62, "entropy_end": 0.8 if fall else 0.95,
+                "distance_trend": -0.7 if fall else 0.1, "entropy_trend": -0.7}  # fmt: skip
 
     return values
 
@@ -269,6 +294,16 @@ def test_moe_pathways(values, expect):
     assert verdict("moe_pathways", values, budget="full") == expect
 
 
+@pytest.mark.parametrize(("values", "expect"), [
+    (memorizing(fall=True), "reproduced"),  # pathways fall although nothing generalizes
+    (memorizing(fall=False), "not reproduced"),
+    (memorizing(fall=True, best_test=0.6), "inconclusive"),  # it generalized: not memorizing
+])  # fmt: skip
+def test_moe_pathways_read_as_memorizing(values, expect):
+    """The negative control's reading: from train fit to the end, Spearman with the step."""
+    assert verdict("moe_pathways", values, reading="memorizing", train_fraction=0.3) == expect
+
+
 def test_moe_pathway_measures_read_the_transition():
     m = metrics({("train/main", "accuracy"): [(100, 0.5), (200, 1.0), (300, 1.0), (400, 1.0)],
                  ("test/heldout", "accuracy"): [(100, 0.0), (200, 0.0), (300, 0.5), (400, 0.95)],
@@ -277,6 +312,8 @@ def test_moe_pathway_measures_read_the_transition():
     assert pathway("pathway_distance", "fit")(m) == 0.6
     assert pathway("pathway_distance", "grok")(m) == 0.3
     assert pathway("pathway_distance", "rho")(m) == pytest.approx(-1.0)
+    assert pathway("pathway_distance", "end")(m) == 0.3
+    assert pathway("pathway_distance", "trend")(m) == pytest.approx(-1.0)  # from fit (step 200)
 
 
 # ---- implicit_reasoning: composition / comparison, 2 seeds ---------------------------------------

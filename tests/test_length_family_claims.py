@@ -64,6 +64,37 @@ def test_an_unfit_baseline_makes_a_two_arm_claim_inconclusive() -> None:
     )
 
 
+RASP = {"copy_unique": (0.9, 0.95), "sort": (0.8, 0.9), "copy_repeat": (0.0, 0.05),
+        "parity": (0.5, 0.52)}  # fmt: skip
+
+
+def fit_by_arm(values, unfit: str):  # noqa: ANN001, ANN201
+    """``values`` with the arm ``unfit`` (first label) at val 0.5: it did not fit."""
+    return lambda lab: {**values(lab), "val": 0.5 if next(iter(lab.values())) == unfit else 1.0}
+
+
+@pytest.mark.parametrize(
+    ("cid", "over", "values", "unfit", "verdict"),
+    [  # a refutation from arms that fit stands when an arm it does not read did not fit
+        ("length.addition_format", {}, {"index_hints": (0.30, 0.31), "reversed": (0.0, 0.0)},
+         "reversed", "not reproduced"),  # the recorded full result: hints 0.306, reversed val 0.31
+        ("length.addition_format", {}, {"index_hints": (0.30, 0.31), "reversed": (0.0, 0.0)},
+         "index_hints", "inconclusive"),  # the refuting arm itself did not fit
+        ("length.rasp", {"tasks": list(RASP)}, {**RASP, "copy_unique": (0.23, 0.24)},
+         "parity", "not reproduced"),  # the recorded full result: copy_unique 0.238
+        ("length.turing_programs", {}, {"turing": (0.0, 0.0), "reversed": (0.0, 0.0)},
+         "reversed", "not reproduced"),  # the Turing arm fits and does not extrapolate
+        ("length.task_hinting", {}, {"successor": (0.60, 0.62), "alone": (0.59, 0.61)},
+         "alone", "inconclusive"),  # the gap reads both arms
+        ("length.scratchpad", {}, {"direct": (0.95, 0.97), "scratchpad": (0.0, 0.0)},
+         "scratchpad", "not reproduced"),  # the direct answer fits and extrapolates
+    ],
+)  # fmt: skip
+def test_a_refutation_reads_only_its_arms(cid, over, values, unfit, verdict) -> None:
+    r = judge(cid, over, fit_by_arm(by_seed(values), unfit))
+    assert r.verdict == verdict, r.evidence
+
+
 @pytest.mark.parametrize(
     ("hints", "base", "verdict"),
     [
@@ -76,10 +107,6 @@ def test_an_unfit_baseline_makes_a_two_arm_claim_inconclusive() -> None:
 def test_addition_format(hints, base, verdict) -> None:
     r = judge("length.addition_format", {}, by_seed({"index_hints": hints, "reversed": base}))
     assert r.verdict == verdict, r.evidence
-
-
-RASP = {"copy_unique": (0.9, 0.95), "sort": (0.8, 0.9), "copy_repeat": (0.0, 0.05),
-        "parity": (0.5, 0.52)}  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -111,12 +138,14 @@ def test_scratchpad_absence(direct, pad, verdict) -> None:
     assert r.verdict == verdict, r.evidence
 
 
-def nope_values(acc: dict):  # noqa: ANN001, ANN201
-    """Per-length exact match by encoding (the same on both tasks, seeds jittered)."""
+def nope_values(acc: dict, unfit: str = ""):  # noqa: ANN001, ANN201
+    """Per-length exact match by encoding (the same on both tasks, seeds jittered); the encoding
+    ``unfit`` at val 0.5."""
 
     def values(lab: dict) -> dict:
         a = [v + 0.01 * lab["seed"] for v in acc[lab["positional"]]]
         return {
+            "val": 0.5 if lab["positional"] == unfit else 1.0,
             "ood": sum(a) / len(a),
             "len_0": a[0],
             "len_1": a[1],
@@ -156,6 +185,18 @@ def test_nope_mean_reciprocal_rank(acc, verdict) -> None:
     assert r.verdict == verdict, r.evidence
     if verdict == "reproduced":
         assert r.statistic["mrr_none"] == 1.0 and r.statistic["mrr_sinusoidal"] == 0.25
+
+
+@pytest.mark.parametrize(
+    ("unfit", "verdict"),
+    [("rope", "not reproduced"),  # ranked below the refuted pair everywhere: not read
+     ("t5", "inconclusive"),  # ranked above it: its rank is in the pair's
+     ("sinusoidal", "inconclusive")],  # one of the pair
+)  # fmt: skip
+def test_nope_refutation_reads_the_encodings_its_ranks_rest_on(unfit, verdict) -> None:
+    acc = {"none": (0.3, 0.2), "t5": (0.9, 0.8), "sinusoidal": (0.5, 0.4), "rope": (0.0, 0.0)}
+    r = judge("length.nope", NOPE, nope_values(acc, unfit))  # APE ranks ahead of NoPE
+    assert r.verdict == verdict, r.evidence
 
 
 def symbols(van: tuple, mod: tuple, spread: float = 0.01):  # noqa: ANN001, ANN201

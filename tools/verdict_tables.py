@@ -1,87 +1,162 @@
-"""Regenerate the verdict tables of ``docs/verdicts.md`` and of each family's page from stores.
+"""Generate ``docs/verdicts.json`` from stores, and from it the verdict tables of
+``docs/verdicts.md`` and of each family's page, so that none of them can disagree.
 
-    .venv/bin/python tools/verdict_tables.py --smoke /tmp/smoke --full /tmp/full [--check]
+    .venv/bin/python tools/verdict_tables.py --smoke STORE --full STORE   # update, then render
+    .venv/bin/python tools/verdict_tables.py --check                      # exit 1 if out of date
 
 ``--smoke`` is a store where ``genlab claims run --all --budget smoke`` ran, ``--full`` one where
-``benchmarks/claims_suite.py`` ran (its ``claims_suite.json`` gives the wall times). Each table
-sits between ``<!-- verdicts:begin -->`` and ``<!-- verdicts:end -->``; a claim that neither store
-holds keeps its row from ``docs/verdicts.md`` (a verdict measured elsewhere, e.g. on a branch),
-and a claim that only one store holds keeps the other budget's cells, so a partial re-run updates
-what it measured and nothing else. ``--check`` exits 1 when a file
-would change, without writing.
+``benchmarks/claims_suite.py`` ran. For each claim and budget the newest verdict at the claim's
+current design (its default configuration at that budget) replaces the JSON's entry; a claim or
+budget the stores do not hold keeps its entry (a verdict measured elsewhere, or before the rules
+of issue #30: then ``"rules": "declared"`` and the tables mark it). Each table sits between
+``<!-- verdicts:begin -->`` and ``<!-- verdicts:end -->``.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
+import math
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 from genlab.claims import CLAIMS
+from genlab.claims.freeze import changes
 from genlab.store import Store
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
+JSON = DOCS / "verdicts.json"
 BEGIN, END = "<!-- verdicts:begin -->", "<!-- verdicts:end -->"
 PAGES = {"cl": "continual.md", "lora": "continual.md", "comp": "compositional.md",
          "dg": "domain_shift.md", "ood": "domain_shift.md", "diag": "diagnostics.md",
          "ens": "ensembles.md", "regime": "training_regime.md", "fed": "federated.md",
          "grokking": "grokking.md", "length": "length_generalization.md"}  # fmt: skip
-HEADER = ("| claim | papers | smoke | full | full wall | full evidence (smoke where not run) |\n"
-          "|---|---|---|---|---|---|")  # fmt: skip
+HEADER = ("| claim | papers | scope | smoke | full | controls at full (measured) | full wall | "
+          "full evidence (why, where inconclusive) |\n|---|---|---|---|---|---|---|---|")  # fmt: skip
+OLD = "declared"  # measured before issue #30: licensed by declared control flags, not measurements
 
 
-def latest(store: str | None, budget: str) -> dict:
-    """The newest verdict per claim at ``budget`` in ``store``."""
-    if store is None:
-        return {}
-    v = Store(store).verdicts()
-    v = v[v["budget"] == budget].sort_values("created")
-    return {r.claim_id: r for r in v.itertuples()}
+def reason_of(evidence: str) -> str:
+    return evidence.split(" Inconclusive because ", 1)[1].rstrip(".") if (
+        " Inconclusive because " in evidence) else ""  # fmt: skip
 
 
-def short(text: str, n: int = 260) -> str:
+def seeds_needed(iv: dict[str, Any]) -> str | None:
+    """Seeds at which an interval that straddles a threshold would clear the nearer one, at the
+    observed spread (the half-width shrinks as 1/sqrt(n); the t quantile is held)."""
+    est, lo, hi, n = iv["estimate"], iv["lo"], iv["hi"], iv["n"]
+    if any(x is None or (isinstance(x, float) and math.isnan(x)) for x in (est, lo, hi)) or n < 2:
+        return f"{iv['name']}: at least 3 seeds (now {n}) for an interval"
+    marks = [-iv["smallest"], iv["smallest"]] if iv["absence"] else [iv["null"], iv["smallest"]]
+    gap = min(abs(est - m) for m in marks)
+    half = (hi - lo) / 2
+    if gap < 1e-9:
+        return f"{iv['name']}: the estimate sits on a threshold; no seed count decides"
+    return f"{iv['name']}: about {math.ceil(n * (half / gap) ** 2)} seeds (now {n})"
+
+
+def needs_of(claim_id: str, budget: str, reason: str, intervals: list[dict[str, Any]]) -> str:
+    """What would decide an inconclusive verdict, from why it is inconclusive."""
+    parts = []
+    if "controls not run" in reason:
+        parts.append(f"run its controls: genlab claims run {claim_id} --budget {budget}")
+    if re.search(r"\bcame out\b", reason):
+        parts.append("a control design that comes out as expected")
+    if "did not fit" in reason or "no arm fit" in reason:
+        parts.append("arms that fit: more steps or a setting that fits")
+    if "at the floor" in reason or "at the ceiling" in reason:
+        parts.append("arms off the floor / ceiling")
+    if "only checks that the code runs" in reason:
+        parts.append("the full budget")
+    straddle = [iv for iv in intervals if iv.get("verdict") == "inconclusive"]
+    if "intervals do not support" in reason or ("power" in reason) or (straddle and not parts):
+        parts += [s for iv in straddle if (s := seeds_needed(iv))]
+    return "; ".join(parts) or "see the reason"
+
+
+def entry(store: Store, row: Any, times: dict[str, Any], claim: Any) -> dict[str, Any]:
+    extras = store.verdict_extras(row.claim_id, row.config_id)
+    reason = reason_of(row.evidence) if row.verdict == "inconclusive" else ""
+    t = times.get(f"{row.claim_id}@{row.budget}", {})
+    return {
+        "verdict": row.verdict, "decision": extras.get("decision", row.verdict),
+        "scope": extras.get("scope", claim.scope), "design_hash": extras.get("design_hash"),
+        "frozen": bool(extras.get("frozen")), "seeds": row.config.get("seeds"),
+        "wall_s": round(t["wall_s"], 1) if t.get("complete") else extras.get("wall_s"),
+        "cpu_s": extras.get("cpu_s"), "controls": extras.get("controls", {}),
+        "evidence": row.evidence, "reason": reason,
+        "needs": needs_of(row.claim_id, row.budget, reason, extras.get("intervals", []))
+        if reason else "",
+        "measured": dt.datetime.fromtimestamp(row.created, dt.UTC).date().isoformat(),
+        "rules": "measured",
+    }  # fmt: skip
+
+
+def from_stores(smoke: str | None, full: str | None) -> dict[str, dict[str, Any]]:
+    """The newest verdict per claim and budget at the claim's current design, from the stores."""
+    found: dict[str, dict[str, Any]] = {}
+    for budget, root in (("smoke", smoke), ("full", full)):
+        if root is None:
+            continue
+        store = Store(root)
+        suite = Path(root, "claims_suite.json")
+        times = json.loads(suite.read_text()) if suite.exists() else {}
+        v = store.verdicts()
+        for row in v[v["budget"] == budget].sort_values("created").itertuples():
+            if row.claim_id not in CLAIMS:
+                continue
+            claim = CLAIMS.get(row.claim_id).obj
+            looks = claim.seed_rule[budget].looks() if budget in claim.seed_rule else [None]
+            design = {claim.config_id(claim.config(budget, {"seeds": n} if n else None))
+                      for n in looks}  # fmt: skip
+            if row.config_id not in design:
+                continue  # a run under overrides, not the claim's design
+            found.setdefault(row.claim_id, {})[budget] = entry(store, row, times, claim)
+    return found
+
+
+def update(smoke: str | None, full: str | None) -> dict[str, Any]:
+    old = json.loads(JSON.read_text()) if JSON.exists() else {}
+    new = from_stores(smoke, full)
+    out = {}
+    for e in sorted(CLAIMS.entries(), key=lambda e: e.name):
+        c = e.obj
+        prev = old.get(e.name, {})
+        out[e.name] = {
+            "id": e.name, "family": e.family, "scope": c.scope, "scope_note": c.scope_note,
+            "papers": [p.row if p.row is not None else p.authors for p in c.papers],
+            **{b: new.get(e.name, {}).get(b) or prev.get(b) or {"verdict": "not run"}
+               for b in ("smoke", "full")},
+            "changes": changes(e.name),
+        }  # fmt: skip
+    return out
+
+
+def cell(rec: dict[str, Any]) -> str:
+    v = rec.get("verdict", "not run")
+    return f"{v} (earlier rules)" if rec.get("rules") == OLD else v
+
+
+def short(text: str, n: int = 240) -> str:
     text = " ".join(text.split()).replace("|", "/")
     return text if len(text) <= n else text[: n - 1].rsplit(" ", 1)[0] + " \u2026"
 
 
-def old_rows(path: Path) -> dict[str, str]:
-    """The rows of the table now in ``path``, by claim id."""
-    found = (re.match(r"\| `([^`]+)` \|", ln) for ln in block(path.read_text()).splitlines())
-    return {m.group(1): m.string for m in found if m}
-
-
-def block(text: str) -> str:
-    return text.split(BEGIN, 1)[1].split(END, 1)[0] if BEGIN in text else ""
-
-
-def rows(smoke: str | None, full: str | None) -> dict[str, str]:
-    sm, fu = latest(smoke, "smoke"), latest(full, "full")
-    times = json.loads(Path(full, "claims_suite.json").read_text()) if full and \
-        Path(full, "claims_suite.json").exists() else {}  # fmt: skip
-    keep = old_rows(DOCS / "verdicts.md")
-    out = {}
-    for e in sorted(CLAIMS.entries(), key=lambda e: e.name):
-        s, f = sm.get(e.name), fu.get(e.name)
-        if s is None and f is None and e.name in keep:
-            out[e.name] = keep[e.name]
-            continue
-        # a budget neither store holds keeps its cells from the old row
-        _, _, old_s, old_f, old_wall, old_ev = (
-            [c.strip() for c in keep[e.name].split("|")[1:-1]] if e.name in keep
-            else ["", "", "not run", "not run", "", ""])  # fmt: skip
-        t = times.get(f"{e.name}@full", {})
-        wall = f"{t['wall_s']:.0f} s" if t.get("complete") and f is not None else ""
-        refs = ", ".join(f"#{p.row}" if p.row is not None else p.authors for p in e.obj.papers)
-        if f is not None:
-            full_v, evidence = f.verdict, short(f.evidence)
-        else:
-            full_v, wall = old_f, old_wall
-            evidence = old_ev if old_f != "not run" or s is None else short(s.evidence) + " (smoke)"
-        out[e.name] = (f"| `{e.name}` | {refs} | {s.verdict if s is not None else old_s} | "
-                       f"{full_v} | {wall} | {evidence} |")  # fmt: skip
-    return out
+def row(d: dict[str, Any]) -> str:
+    full, smoke = d["full"], d["smoke"]
+    refs = ", ".join(f"#{p}" if isinstance(p, int) else p for p in d["papers"])
+    ctl = ", ".join(f"{n}: {v or 'not run'}" for n, v in full.get("controls", {}).items()) or (
+        "\u2014")  # fmt: skip
+    wall = f"{full['wall_s']:.0f} s" if full.get("wall_s") else ""
+    text = full.get("evidence") or (smoke.get("evidence", "") + " (smoke)" if smoke.get("evidence")
+                                    else "")  # fmt: skip
+    if full.get("reason"):
+        text = f"{short(text, 160)} **Needs:** {full.get('needs', '')}"
+    return (f"| `{d['id']}` | {refs} | {d['scope']} | {cell(smoke)} | {cell(full)} | {ctl} | "
+            f"{wall} | {short(text, 400)} |")  # fmt: skip
 
 
 def replace(path: Path, table: str) -> str:
@@ -91,7 +166,25 @@ def replace(path: Path, table: str) -> str:
         head, rest = text.split(BEGIN, 1)
         return head + section + rest.split(END, 1)[1]
     return text.rstrip("\n") + "\n\n## Latest verdicts\n\nGenerated by `tools/verdict_tables.py` " \
-        "from the stores of `docs/verdicts.md` (how to reproduce them is there).\n\n" + section + "\n"  # fmt: skip
+        "from `docs/verdicts.json` (docs/verdicts.md says how to remake it).\n\n" + section + "\n"  # fmt: skip
+
+
+def counts(data: dict[str, Any], budget: str) -> str:
+    n: dict[str, int] = {}
+    for d in data.values():
+        n[d[budget]["verdict"]] = n.get(d[budget]["verdict"], 0) + 1
+    old = sum(1 for d in data.values() if d[budget].get("rules") == OLD)
+    return (", ".join(f"{k} {v}" for k, v in sorted(n.items())) +
+            (f" ({old} under the earlier rules)" if old else ""))  # fmt: skip
+
+
+def render(data: dict[str, Any]) -> dict[Path, str]:
+    rows = {k: row(d) for k, d in data.items()}
+    summary = f"{len(data)} claims. Smoke: {counts(data, 'smoke')}. Full: {counts(data, 'full')}."
+    targets = {DOCS / "verdicts.md": [summary, "", HEADER, *rows.values()]}
+    for name, r in rows.items():
+        targets.setdefault(DOCS / PAGES[name.split(".")[0]], [HEADER]).append(r)
+    return {path: replace(path, "\n".join(lines)) for path, lines in targets.items()}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -100,17 +193,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--full")
     ap.add_argument("--check", action="store_true", help="exit 1 if a file would change")
     args = ap.parse_args(argv)
-    table = rows(args.smoke, args.full)
-    targets = {DOCS / "verdicts.md": list(table.values())}
-    for name, row in table.items():
-        targets.setdefault(DOCS / PAGES[name.split(".")[0]], []).append(row)
-    changed = []
-    for path, lines in targets.items():
-        new = replace(path, HEADER + "\n" + "\n".join(lines))
-        if new != path.read_text():
-            changed.append(path.name)
-            if not args.check:
-                path.write_text(new)
+    data = update(args.smoke, args.full)
+    files = {JSON: json.dumps(data, indent=1, sort_keys=True, allow_nan=False) + "\n",
+             **render(data)}  # fmt: skip
+    changed = [p.name for p, text in files.items() if not p.exists() or p.read_text() != text]
+    if not args.check:
+        for p, text in files.items():
+            p.write_text(text)
     print(("would change: " if args.check else "written: ") + (", ".join(changed) or "nothing"))
     return 1 if args.check and changed else 0
 

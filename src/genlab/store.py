@@ -76,6 +76,14 @@ CREATE TABLE IF NOT EXISTS verdict_extras (
 );
 """
 
+_CONTROL_VERDICTS = """
+CREATE TABLE IF NOT EXISTS control_verdicts (
+    claim_id TEXT NOT NULL, control TEXT NOT NULL, config_id TEXT NOT NULL, budget TEXT NOT NULL,
+    verdict TEXT NOT NULL, statistic TEXT NOT NULL, evidence TEXT NOT NULL, run_ids TEXT NOT NULL,
+    created REAL NOT NULL, PRIMARY KEY (claim_id, control, config_id)
+);
+"""
+
 _SWEEPS = """
 CREATE TABLE IF NOT EXISTS sweeps (
     sweep_id TEXT PRIMARY KEY, name TEXT NOT NULL, spec TEXT NOT NULL, runs TEXT NOT NULL,
@@ -523,6 +531,30 @@ class Store:
         df = pd.DataFrame(self._read(f"SELECT {', '.join(cols)} FROM verdicts ORDER BY created"),
                           columns=cols)  # fmt: skip
         for c in ("config", "statistic", "run_ids"):
+            df[c] = df[c].map(json.loads)
+        return df
+
+    def save_control_verdict(self, row: dict[str, Any]) -> None:
+        """Record what a claim's control measured at one configuration (replacing an earlier one):
+        ``claim_id, control, config_id, budget, verdict, statistic, evidence, run_ids``."""
+        cols = ["claim_id", "control", "config_id", "budget", "verdict", "statistic", "evidence",
+                "run_ids"]  # fmt: skip
+        vals = [json.dumps(row[c]) if c in ("statistic", "run_ids") else row[c] for c in cols]
+        with self._write() as c:
+            c.execute(_CONTROL_VERDICTS)
+            c.execute("INSERT OR REPLACE INTO control_verdicts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                      (*vals, time.time()))  # fmt: skip
+
+    def control_verdicts(self, claim_id: str | None = None) -> pd.DataFrame:
+        """Every recorded control verdict (of one claim), oldest first."""
+        cols = ["claim_id", "control", "config_id", "budget", "verdict", "statistic", "evidence",
+                "run_ids", "created"]  # fmt: skip
+        if not self._has_table("control_verdicts"):
+            return pd.DataFrame(columns=cols)
+        where, args = ("WHERE claim_id=?", (claim_id,)) if claim_id else ("", ())
+        df = pd.DataFrame(self._read(f"SELECT {', '.join(cols)} FROM control_verdicts {where} "
+                                     "ORDER BY created", args), columns=cols)  # fmt: skip
+        for c in ("statistic", "run_ids"):
             df[c] = df[c].map(json.loads)
         return df
 

@@ -34,10 +34,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal, get_args
 
+import numpy as np
 import pandas as pd
 from pydantic import ValidationError
 
 from genlab.analysis.aggregate import arm_summary
+from genlab.analysis.sequential import SeedRule
 from genlab.claims.guards import Guard, GuardResult, Interval, NotApplicable, Verdict, power_check
 from genlab.claims.measures import Measure, measure_table
 from genlab.design import Arm
@@ -48,6 +50,13 @@ from genlab.spec import RunSpec
 Budget = Literal["smoke", "full"]
 BUDGETS: tuple[Budget, ...] = get_args(Budget)  # smallest first
 REPLICATES = ("seed", "data_seed")
+# what a verdict is about: the paper's protocol at reduced size, a scaled-down stand-in, or
+# genlab's reading of an abstract whose method or data is unavailable
+Scope = Literal["paper", "proxy", "reconstruction"]
+SCOPES: tuple[Scope, ...] = get_args(Scope)
+# the synthetic tables the audit feeds a judge: the stated effect, none, an arm that did not fit
+Case = Literal["effect", "null", "unfit"]
+CASES: tuple[Case, ...] = get_args(Case)
 
 
 @dataclass(frozen=True)
@@ -75,7 +84,8 @@ class Control:
     benchmarks. ``open``
     records what was measured when a control did not come out as expected: an open problem of the
     claim, printed by ``claims show``, whose test is a strict expected failure until it is fixed
-    (with the heavy tests)."""
+    (with the heavy tests). ``open`` is history, never a verdict input: ``Claim.recorded`` reads
+    what each control *measured* (its verdict in the store)."""
 
     overrides: dict[str, Any]
     expect: Verdict
@@ -85,16 +95,25 @@ class Control:
     heavy: bool = False
     open: str = ""
 
+    @property
+    def kind(self) -> str:
+        """``negative`` (must fail) or ``positive`` (must pass)."""
+        return "negative" if self.expect == "not reproduced" else "positive"
+
 
 @dataclass
 class Decision:
-    """A claim's verdict from its table: the numbers it rests on, one sentence, and the
-    intervals it used (checked by the power guard)."""
+    """A claim's verdict from its table: the numbers it rests on, one sentence, the intervals it
+    used (checked by the power guard) and, where it read only some arms, which: ``reads`` is a
+    list of label filters (``{label: value or list of values}``, an arm matching any one is
+    read); the fit and floor guards then judge those arms alone, so a refutation drawn from arms
+    that fit stands when an arm it did not read failed to fit. ``None``: every arm."""
 
     verdict: Verdict
     stats: dict[str, float]
     sentence: str
     intervals: Sequence[Interval] = ()
+    reads: Sequence[dict[str, Any]] | None = None
 
 
 @dataclass
@@ -112,6 +131,12 @@ class ClaimResult:
     figure: Path | None = None
     config: dict[str, Any] = field(default_factory=dict)
     run_ids: list[str] = field(default_factory=list)
+    scope: Scope = "paper"
+    # the verdict the judge drew before ``Claim.recorded`` asked for its controls, and what each
+    # applicable control measured (None: not run at this design)
+    decision: Verdict | None = None
+    controls: dict[str, Verdict | None] = field(default_factory=dict)
+    intervals: list[Interval] = field(default_factory=list)
 
 
 class Claim:
@@ -131,10 +156,17 @@ class Claim:
     replicates: ClassVar[tuple[str, ...]] = REPLICATES
     figure: ClassVar[Any] = None
     controls: ClassVar[dict[str, Control]] = {}
-    # non-empty when the method, the predicate or the data regime is genlab's reconstruction of the
-    # paper's (its rules, statistic or corpus unavailable): what was reconstructed and from what;
-    # a failure of the reconstruction refutes no paper
-    reconstruction: ClassVar[str] = ""
+    # what the verdict is about (``SCOPES``) and, for a proxy or a reconstruction, what is scaled
+    # down or reconstructed and from what; a reconstruction's decision is a decision about genlab's
+    # reading of the paper, reported as such (it is not turned into "inconclusive")
+    scope: ClassVar[Scope]
+    scope_note: ClassVar[str] = ""
+    # False when the smoke budget cannot reach both decisions (one or two seeds, steps too few to
+    # fit): a smoke run then only checks that the code runs, and its verdict says so
+    smoke_decides: ClassVar[bool] = True
+    # seeds by a pre-registered sequential rule, per budget (the config's ``seeds`` is its first
+    # look): the runner adds seeds in groups until the judge decides or the rule's maximum
+    seed_rule: ClassVar[dict[str, SeedRule]] = {}
 
     # ---- what a claim is --------------------------------------------------------------------
 
@@ -150,7 +182,7 @@ class Claim:
     def check_declared(self) -> None:
         """Every claim declares its papers, statement, measures, fit and floor guards and a
         negative control; registration fails otherwise."""
-        missing = [a for a in ("id", "papers", "statement", "Config", "fit", "floor")
+        missing = [a for a in ("id", "papers", "statement", "Config", "fit", "floor", "scope")
                    if not hasattr(self, a)]  # fmt: skip
         if not self.measures:
             missing.append("measures")
@@ -158,6 +190,16 @@ class Claim:
             missing.append("controls['negative']")
         if missing:
             raise TypeError(f"claim {type(self).__name__} does not declare {', '.join(missing)}")
+        if self.scope not in SCOPES:
+            raise TypeError(f"claim {self.id}: scope must be one of {', '.join(SCOPES)}, "
+                            f"got {self.scope!r}")  # fmt: skip
+        for budget, rule in self.seed_rule.items():
+            if self.config(budget).model_dump().get("seeds") != rule.min_seeds:
+                raise TypeError(f"claim {self.id}: its {budget} seed rule starts at "
+                                f"{rule.min_seeds} seeds, the config's 'seeds'")  # fmt: skip
+        if self.scope != "paper" and not self.scope_note:
+            raise TypeError(f"claim {self.id}: a {self.scope} says what it scales or reconstructs "
+                            "(scope_note)")  # fmt: skip
         for g in self.guards(self.config("full")):
             for name in [getattr(g, "measure", None)]:
                 if name is not None and name not in self.measures:
@@ -209,7 +251,8 @@ class Claim:
                              **({"open": c.open} if c.open else {})}
                          for k, c in self.controls.items()},
             "budgets": {k: v for k, v in self.budgets.items()},
-            **({"reconstruction": self.reconstruction} if self.reconstruction else {}),
+            "scope": self.scope, "scope_note": self.scope_note,
+            "smoke_decides": self.smoke_decides,
         }  # fmt: skip
 
     # ---- what a claim implements ------------------------------------------------------------
@@ -223,7 +266,31 @@ class Claim:
         per-arm aggregate)."""
         raise NotImplementedError
 
+    def synthetic(self, cfg: Params, arm: dict[str, Any], case: Case) -> dict[str, float]:
+        """The measures one run of ``arm`` (its labels, replicates included) would give under
+        ``case``: ``effect``, the stated effect at its stated size; ``null``, no effect (the arms
+        alike where the claim wants them apart, the effect where it wants it absent); ``unfit``, as
+        ``effect`` but with an arm the decision reads not fitting its training distribution. What
+        ``genlab claims audit`` feeds the judge to show which verdicts it can reach; the base adds
+        a small per-run jitter (``synthetic_table``)."""
+        raise NotImplementedError(f"claim {self.id} does not describe its synthetic tables")
+
     # ---- what the base does -----------------------------------------------------------------
+
+    def synthetic_table(self, cfg: Params, case: Case, jitter: float = 0.002) -> pd.DataFrame:
+        """The per-run table of ``arms(cfg)`` with ``synthetic`` measures, each finite value
+        moved by ``jitter * max(|v|, 1)`` times a standard normal draw (seeded, so the audit is
+        repeatable), so that intervals over seeds have a width."""
+        rng = np.random.default_rng(0)
+        arms = self.arms(cfg)
+        table = pd.DataFrame([a.labels for a in arms])
+        table["run_id"], table["status"] = [a.spec.run_id for a in arms], "done"
+        rows = [self.synthetic(cfg, dict(a.labels), case) for a in arms]
+        for m in self.measures:
+            v = np.array([float(r[m]) for r in rows])
+            z = rng.standard_normal(len(v))
+            table[m] = np.where(np.isfinite(v), v + jitter * np.maximum(np.abs(v), 1.0) * z, v)
+        return table
 
     def specs(self, cfg: Params) -> list[RunSpec]:
         return [a.spec for a in self.arms(cfg)]
@@ -253,45 +320,50 @@ class Claim:
         """The verdict on the store's ``runs`` rows and long-format ``metrics`` of ``arms(cfg)``."""
         return self.evaluate(cfg, self.run_table(self.arms(cfg), runs, metrics))
 
-    def recorded(self, result: ClaimResult, budget: Budget) -> ClaimResult:
-        """The claim's own verdict at ``budget`` (not a control's), as recorded against its papers.
-
-        ``reproduced`` cannot stand while a negative control is known to come out otherwise
-        (``Control.open``), for then the design does not separate the paper's effect from what
-        the control lacks, nor without a negative control that fails at this budget or a smaller
-        one; ``not reproduced`` cannot stand when the method or the predicate is a
-        ``reconstruction``, for its failure may be the reconstruction's, nor without a positive
-        control that comes out ``reproduced`` (not ``open``) at this budget or a smaller one, for
-        without one nothing shows that the design could succeed at this budget (a full-budget
-        control says nothing of a smoke grid). Each reads ``inconclusive``, saying why (the
-        decision's own verdict stays in the evidence)."""
+    def applicable_controls(self, budget: Budget) -> dict[str, Control]:
+        """The controls that license a verdict at ``budget``: those declared at it or a smaller one
+        (a full-budget control says nothing of a smoke grid)."""
         within = BUDGETS[: BUDGETS.index(budget) + 1]
+        return {n: c for n, c in self.controls.items() if c.budget in within}
 
-        def passing(expect: Verdict) -> bool:
-            return any(c.expect == expect and not c.open and c.budget in within
-                       for c in self.controls.values())  # fmt: skip
+    def recorded(
+        self, result: ClaimResult, budget: Budget, measured: dict[str, Verdict | None]
+    ) -> ClaimResult:
+        """The claim's own verdict at ``budget`` as recorded against its papers, licensed by what
+        its controls *measured* (``measured``: each applicable control's verdict in the store at
+        its current design, ``None`` where it has not run).
 
-        bad = [n for n, c in self.controls.items() if c.expect == "not reproduced" and c.open]
-        if result.verdict == "reproduced" and bad:
-            why = (f"the negative control {', '.join(bad)} does not fail (see `genlab claims "
-                   "show`), so the design does not isolate the effect")  # fmt: skip
-            guard = GuardResult("negative control", False, f"negative control {', '.join(bad)} "
-                                "does not fail (open)")  # fmt: skip
-        elif result.verdict == "reproduced" and not passing("not reproduced"):
-            why = (f"no negative control shows that the design can fail at the {budget} budget, "
-                   "so its 'reproduced' may be the design's")  # fmt: skip
-            guard = GuardResult("negative control", False, f"no negative control at {budget}")
-        elif result.verdict == "not reproduced" and self.reconstruction:
-            why = (f"the claim is genlab's reconstruction ({self.reconstruction}), so its 'not "
-                   "reproduced' does not refute the paper")  # fmt: skip
-            guard = GuardResult("reconstruction", False, "not reproduced by a reconstruction")
-        elif result.verdict == "not reproduced" and not passing("reproduced"):
-            why = (f"no positive control shows that 'reproduced' is reachable with this design at "
-                   f"the {budget} budget, so its 'not reproduced' may be the design's")  # fmt: skip
-            guard = GuardResult("positive control", False, "no positive control passes")
+        ``reproduced`` stands only when every applicable negative control ran and came out ``not
+        reproduced`` (the design can fail); ``not reproduced`` only when every applicable positive
+        control ran and came out ``reproduced`` (the design can succeed) and there is one. A smoke
+        budget that cannot decide (``smoke_decides``) records what it found as a check that the code
+        runs. Otherwise the verdict reads ``inconclusive``, naming the control that is missing, has
+        not run, or came out otherwise; the judge's own verdict stays in ``decision``."""
+        result.decision, result.scope = result.verdict, self.scope
+        controls = self.applicable_controls(budget)
+        result.controls = {n: measured.get(n) for n in controls}
+        want = {"reproduced": "negative", "not reproduced": "positive"}.get(result.verdict)
+        if budget == "smoke" and not self.smoke_decides and want:
+            why = ("the smoke budget only checks that the code runs (it cannot reach both "
+                   "decisions); run the full budget")  # fmt: skip
+        elif want:
+            names = [n for n, c in controls.items() if c.kind == want]
+            not_run = [n for n in names if result.controls[n] is None]
+            other = [f"{n} came out {result.controls[n]!r}" for n in names
+                     if result.controls[n] not in (None, controls[n].expect)]  # fmt: skip
+            if not names:
+                why = (f"no {want} control at the {budget} budget shows that the design could "
+                       f"have come out otherwise")  # fmt: skip
+            elif other:
+                why = f"the {want} control {'; '.join(other)}, so the design does not isolate the effect"
+            elif not_run:
+                why = (f"controls not run: {', '.join(not_run)} (`genlab claims run {self.id} "
+                       f"--budget {budget}` runs them)")  # fmt: skip
+            else:
+                return result
         else:
             return result
-        result.guards.append(guard)
+        result.guards.append(GuardResult(f"{want} control", False, why))
         result.verdict = "inconclusive"
         result.evidence += f" Inconclusive because {why}."
         return result
@@ -300,8 +372,9 @@ class Claim:
         """Guards, decision and evidence from a per-run table."""
         summary = self.summary(table)
         keys = self.keys(table)
-        checks = [g.check(summary, keys) for g in self.guards(cfg)]
         decision = self.decide(cfg, table)
+        read = summary if decision.reads is None else _matching(summary, decision.reads)
+        checks = [g.check(read, keys) for g in self.guards(cfg)]
         checks.append(power_check(decision.verdict, decision.intervals))
         failed = [c for c in checks if not c.ok]
         verdict: Verdict = "inconclusive" if failed else decision.verdict
@@ -315,7 +388,8 @@ class Claim:
         stats = {k: float(v) for k, v in decision.stats.items()}
         return ClaimResult(self.id, verdict, stats, evidence, summary, table, checks,
                            config=cfg.model_dump(mode="json"),
-                           run_ids=[r for r in table.get("run_id", [])])  # fmt: skip
+                           run_ids=[r for r in table.get("run_id", [])], scope=self.scope,
+                           decision=verdict, intervals=list(decision.intervals))  # fmt: skip
 
     def text(self, result: ClaimResult) -> str | None:
         """The result as a text table in the paper's own layout, printed by ``genlab claims run``
@@ -330,5 +404,16 @@ class Claim:
         return self.figure.draw(result.runs, metrics, path, title, self.keys(result.runs))
 
 
-__all__ = ["Budget", "Claim", "ClaimResult", "Control", "Decision", "NotApplicable", "Ref",
-           "Verdict"]  # fmt: skip
+def _matching(summary: pd.DataFrame, filters: Sequence[dict[str, Any]]) -> pd.DataFrame:
+    """The rows of ``summary`` that match any one of ``filters`` (label -> value or values)."""
+    keep = pd.Series(False, index=summary.index)
+    for f in filters:
+        hit = pd.Series(True, index=summary.index)
+        for k, v in f.items():
+            hit &= summary[k].isin(list(v) if isinstance(v, list | tuple | set) else [v])
+        keep |= hit
+    return summary[keep]
+
+
+__all__ = ["BUDGETS", "CASES", "SCOPES", "Budget", "Case", "Claim", "ClaimResult", "Control",
+           "Decision", "NotApplicable", "Ref", "Scope", "Verdict"]  # fmt: skip

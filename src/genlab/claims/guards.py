@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -20,6 +21,9 @@ import pandas as pd
 from genlab.analysis.stats import mean_ci
 
 Verdict = Literal["reproduced", "not reproduced", "inconclusive"]
+# the level of the intervals a decision reads: 95%, or less than the whole error budget at one look
+# of a sequential seed rule (``genlab.analysis.sequential``), set by the claim runner for that look
+CONFIDENCE: ContextVar[float] = ContextVar("confidence", default=0.95)
 
 
 @dataclass(frozen=True)
@@ -160,8 +164,9 @@ class Interval:
 
     @classmethod
     def of(cls, name: str, values: Sequence[float], **kw: Any) -> Interval:
-        """Mean and Student-t 95% CI of ``values`` (one per seed)."""
-        c = mean_ci(list(values))
+        """Mean and Student-t CI of ``values`` (one per seed), at ``CONFIDENCE`` (95% unless a
+        sequential look spends less)."""
+        c = mean_ci(list(values), CONFIDENCE.get())
         return cls(name, c["mean"], c["ci_lo"], c["ci_hi"], int(c["n"]), **kw)
 
     def verdict(self) -> Verdict:

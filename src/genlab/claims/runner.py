@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import resource
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from genlab.claims.base import Budget, Claim, ClaimResult
+from genlab.claims.base import Budget, Claim, ClaimResult, Verdict
+from genlab.claims.freeze import design_hash, frozen
+from genlab.claims.guards import CONFIDENCE
 from genlab.engine import run_spec
 from genlab.errors import GenlabError, SpecError
 from genlab.provenance import verdict_extras
@@ -44,6 +47,27 @@ def stages(specs: Sequence[RunSpec]) -> list[list[RunSpec]]:
     return out
 
 
+def _cpu_s() -> float:
+    """CPU seconds of this process and its finished children (pool workers are joined per stage)."""
+    own, kids = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def measured_controls(claim: Claim, store: Store, budget: Budget) -> dict[str, Verdict | None]:
+    """What each control that licenses a verdict at ``budget`` measured at its current design (the
+    newest verdict the store holds for its configuration), ``None`` where it has not run."""
+    found = store.control_verdicts(claim.id)
+    out: dict[str, Verdict | None] = {}
+    for name, c in claim.applicable_controls(budget).items():
+        config_id = claim.config_id(claim.config(c.budget, control=name))
+        rows = found[(found["control"] == name) & (found["config_id"] == config_id)]
+        out[name] = rows["verdict"].iloc[-1] if len(rows) else None
+    return out
+
+
 def run_claim(
     claim: Claim,
     store: Store,
@@ -52,39 +76,76 @@ def run_claim(
     progress: bool = True,
     execute: Executor | str = serial,
     control: str | None = None,
+    controls: bool = True,
 ) -> ClaimResult:
     """Train the claim's runs with ``execute`` (a function, or an executor name of
     ``genlab.sweep.make_executor``: ``serial``, ``pool``, ``vmap``, ``ray``), judge them, draw the
-    evidence figure and record the verdict with its provenance. With ``control`` (a name of
-    ``claim.controls``), run that control instead; its verdict is returned, not recorded."""
+    evidence figure and record the verdict with its provenance, licensed by what the controls
+    measured (``Claim.recorded``). With ``controls`` (the default), every control that licenses a
+    verdict at ``budget`` is run first (finished runs and measured controls are reused); without,
+    the verdict names the controls not yet measured. With ``control`` (a name of
+    ``claim.controls``), run that control instead, at its own budget: its verdict is recorded as
+    the control's, not the claim's. A claim with a ``seed_rule`` at ``budget`` is judged at each of
+    the rule's looks in turn (its intervals at that look's level) until it decides; the seeds of
+    the last look are what the recorded configuration says."""
     if isinstance(execute, str):
         from genlab.sweep import make_executor
 
         execute = make_executor(execute)
-    started = time.time()
-    cfg = claim.config(budget, overrides, control)
-    specs = claim.specs(cfg)
-    for stage in stages(specs):
-        execute(stage, store, progress)
-    ids = [s.run_id for s in specs]
-    runs = store.runs(where=f"run_id IN ({','.join('?' * len(ids))})", args=tuple(ids))
-    metrics = store.metrics(ids)
-    result = claim.judge(cfg, runs, metrics)
-    if control is None:
-        result = claim.recorded(result, budget)
+    started, cpu = time.time(), _cpu_s()
+    if control is None and controls:
+        for name, c in claim.applicable_controls(budget).items():
+            run_claim(claim, store, c.budget, progress=progress, execute=execute, control=name)
+    if control is not None:
+        budget = claim.controls[control].budget if control in claim.controls else budget
+    rule = claim.seed_rule.get(budget) if control is None else None
+    looks = rule.looks() if rule and "seeds" not in (overrides or {}) else [None]
+    for n in looks:  # a sequential rule's looks, or the one design
+        more = {"seeds": n} if n is not None else {}
+        cfg = claim.config(budget, {**(overrides or {}), **more}, control)
+        specs = claim.specs(cfg)
+        for stage in stages(specs):
+            execute(stage, store, progress)
+        ids = [s.run_id for s in specs]
+        runs = store.runs(where=f"run_id IN ({','.join('?' * len(ids))})", args=tuple(ids))
+        metrics = store.metrics(ids)
+        token = CONFIDENCE.set(rule.confidence(n)) if n is not None else None
+        try:
+            result = claim.judge(cfg, runs, metrics)
+        finally:
+            if token is not None:
+                CONFIDENCE.reset(token)
+        if result.verdict != "inconclusive":
+            break
     config_id = claim.config_id(cfg)
+    if control is None:
+        result = claim.recorded(result, budget, measured_controls(claim, store, budget))
     name = f"{claim.id}-{budget}-{control}" if control else f"{claim.id}-{budget}"
     result.figure = claim.draw(
         cfg, result, metrics, store.root / "claims" / f"{name}-{config_id}.png"
     )
     result.config, result.run_ids = cfg.model_dump(mode="json"), ids
-    if control is None:
-        store.save_verdict({
-            "claim_id": claim.id, "config_id": config_id, "budget": budget, "config": result.config,
-            "verdict": result.verdict, "statistic": result.statistic, "evidence": result.evidence,
-            "figure": str(result.figure) if result.figure else None, "run_ids": ids,
-        })  # fmt: skip
-        extras = verdict_extras(result.table, started)
-        extras["guards"] = [g.__dict__ for g in result.guards]
-        store.save_verdict_extras(claim.id, config_id, extras)
+    if control is not None:
+        if not overrides:  # a control measures its declared design, nothing else
+            store.save_control_verdict({
+                "claim_id": claim.id, "control": control, "config_id": config_id,
+                "budget": budget, "verdict": result.verdict, "statistic": result.statistic,
+                "evidence": result.evidence, "run_ids": ids,
+            })  # fmt: skip
+        return result
+    store.save_verdict({
+        "claim_id": claim.id, "config_id": config_id, "budget": budget, "config": result.config,
+        "verdict": result.verdict, "statistic": result.statistic, "evidence": result.evidence,
+        "figure": str(result.figure) if result.figure else None, "run_ids": ids,
+    })  # fmt: skip
+    extras = verdict_extras(result.table, started)
+    extras["guards"] = [g.__dict__ for g in result.guards]
+    extras.update(wall_s=time.time() - started, cpu_s=_cpu_s() - cpu)  # controls included
+    extras["intervals"] = [{**iv.__dict__, "verdict": iv.verdict()} for iv in result.intervals]
+    if n is not None:
+        extras["seed_rule"] = {"looks": looks, "stopped_at": n, "confidence": rule.confidence(n)}
+    extras.update(scope=claim.scope, decision=result.decision, controls=result.controls,
+                  design_hash=design_hash(claim, budget) if not overrides else None,
+                  frozen=not overrides and frozen(claim, budget))  # fmt: skip
+    store.save_verdict_extras(claim.id, config_id, extras)
     return result

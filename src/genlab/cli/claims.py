@@ -63,6 +63,8 @@ def show_claim(
         ref = f"{p.get('authors', '')}, \u201c{p.get('title', '')}\u201d" if "title" in p else ""
         out.print(f"  paper #{p['row']} {escape(ref)}")
     out.print(f"  [bold]statement[/]: {escape(d['statement'])}")
+    note = f" \u2014 {escape(d['scope_note'])}" if d["scope_note"] else ""
+    out.print(f"  [bold]scope[/]: {d['scope']}{note}")
     for name, text in d.get("measures", {}).items():
         out.print(f"  [bold]measure[/] {name}: {escape(text)}")
     if "aggregate" in d:
@@ -75,8 +77,77 @@ def show_claim(
         out.print(f"  [bold]control[/] {name} ({c['budget']}{cost}, expect {c['expect']}): "
                   f"{escape(str(c['overrides']))} \u2014 {escape(c['why'])}")  # fmt: skip
         if "open" in c:
-            out.print(f"    [red]open[/]: does not come out as expected: {escape(c['open'])}")
+            out.print(
+                f"    [red]history[/]: measured not to come out as expected: {escape(c['open'])}"
+            )
     out.print(f"  budgets: {escape(str(d['budgets']))}")
+
+
+@claims_app.command("freeze")
+def freeze_claims(
+    claim_id: Annotated[str | None, typer.Argument(help="claim id (or --family, or --all)")] = None,
+    family: Annotated[str | None, typer.Option(help="only this family")] = None,
+    all_: Annotated[bool, typer.Option("--all", help="every registered claim")] = False,
+    reason: Annotated[str | None, typer.Option(help="why a frozen design changed")] = None,
+    after_result: Annotated[
+        bool | None,
+        typer.Option(
+            "--after-result/--before-result",
+            help="whether a result of the old design had been seen (required for a change)",
+        ),
+    ] = None,
+) -> None:
+    """Pre-register designs: write each claim's design hash per budget, with today's date, to
+    claims.lock; a changed design is recorded with its reason and whether a result was seen."""
+    from genlab.claims.freeze import LOCK, freeze
+
+    try:
+        if claim_id is None and family is None and not all_:
+            raise SpecError("name a claim id, or give --family NAME or --all")
+        done = freeze(_claims(claim_id, family), reason, after_result)
+    except GenlabError as exc:
+        fail(exc)
+    out.print(f"{LOCK}: {len(done['frozen'])} frozen, {len(done['changed'])} changed "
+              f"(recorded), {len(done['unchanged'])} unchanged")  # fmt: skip
+    for key in done["changed"]:
+        out.print(f"  changed: {key} \u2014 {escape(reason or '')}")
+
+
+@claims_app.command("audit")
+def audit_claims(
+    claim_id: Annotated[str | None, typer.Argument(help="claim id (default: every claim)")] = None,
+    family: Annotated[str | None, typer.Option(help="only this family")] = None,
+    store: Annotated[
+        str | None, typer.Option(help="a store whose measured control verdicts to show")
+    ] = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Which verdicts each claim can reach on synthetic tables, and whether its controls can fail
+    (own runs, not the claim's configuration, sensitive). Exit 1 when a claim breaks a rule."""
+    from genlab.claims.audit import audit_claim
+
+    try:
+        st = open_store(store) if store else None
+        rows = [audit_claim(c, st) for c in _claims(claim_id, family)]
+    except GenlabError as exc:
+        fail(exc)
+    if json_:
+        emit_json(rows)
+    else:
+        table = Table(show_header=True, header_style="bold")
+        for col in ("id", "scope", "full reaches", "smoke reaches", "controls", "problems"):
+            table.add_column(col)
+        short = {"reproduced": "R", "not reproduced": "NR", "inconclusive": "I"}
+        for r in rows:
+            reach = {b: "/".join(short[v] for v in vs) for b, vs in r["reachable"].items()}
+            ctl = ", ".join(f"{n}: {c['expect']}" + (f" ({'/'.join(f'{v}' for v in c['measured'].values())})"
+                            if store else "") for n, c in r["controls"].items())  # fmt: skip
+            table.add_row(r["id"], r["scope"], reach.get("full", ""),
+                          reach.get("smoke", "") + ("" if r["smoke_decides"] else " (runs only)"),
+                          escape(ctl), escape("; ".join(r["problems"])) or "-")  # fmt: skip
+        out.print(table)
+    if any(r["problems"] for r in rows):
+        raise typer.Exit(1)
 
 
 @claims_app.command("run")
@@ -99,9 +170,13 @@ def run_claims(
         int | None, typer.Option("--workers", "-w", help="processes (pool) or CPUs (local ray)")
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bars")] = False,
+    controls: Annotated[
+        bool, typer.Option(help="run the controls that license the verdict first (reused once run)")
+    ] = True,
     json_: JsonOpt = False,
 ) -> None:
-    """Run claims and print their verdicts with evidence. Finished runs are reused."""
+    """Run claims and print their verdicts with evidence, licensed by their controls' measured
+    verdicts (the controls run first). Finished runs and measured controls are reused."""
     from genlab.claims.runner import run_claim, serial
     from genlab.sweep import make_executor
 
@@ -121,26 +196,33 @@ def run_claims(
         if not claims:
             raise SpecError(f"no claims in family {family!r}")
         st = open_store(store)
-        for c in claims:  # validate every config before any work starts
-            c.config(budget, overrides, control)  # type: ignore[arg-type]
+        for c in claims:  # validate every config and its runs before any work starts
+            c.specs(c.config(budget, overrides, control))  # type: ignore[arg-type]
         results = []
         for c in claims:
             if not json_:
                 err.print(f"claim [bold]{c.id}[/] ({budget})")
             progress = not (quiet or json_)
-            results.append(run_claim(c, st, budget, overrides, progress, execute, control))  # type: ignore[arg-type]
+            results.append(run_claim(c, st, budget, overrides, progress, execute, control,  # type: ignore[arg-type]
+                                     controls))  # fmt: skip
     except GenlabError as exc:
         fail(exc)
     if json_:
-        emit_json([{k: v for k, v in r.__dict__.items() if k not in ("table", "runs", "guards")}
+        skip = ("table", "runs", "guards", "intervals")
+        emit_json([{k: v for k, v in r.__dict__.items() if k not in skip}
                    | {"table": r.table.to_dict(orient="records"),
-                      "guards": [g.__dict__ for g in r.guards]} for r in results])  # fmt: skip
+                      "guards": [g.__dict__ for g in r.guards],
+                      "intervals": [iv.__dict__ for iv in r.intervals]} for r in results])  # fmt: skip
         return
     for c, r in zip(claims, results, strict=True):
         color = COLORS[r.verdict]
-        out.print(f"[bold]{r.claim_id}[/]: [{color}]{r.verdict}[/]")
+        out.print(f"[bold]{r.claim_id}[/]: [{color}]{r.verdict}[/] (scope: {c.scope})")
         out.print(f"  {escape(r.evidence)}")
         if text := c.text(r):
             out.print(text, markup=False, highlight=False)
+        if r.controls:
+            out.print(
+                "  controls: " + ", ".join(f"{n} {v or 'not run'}" for n, v in r.controls.items())
+            )
         if r.figure:
             out.print(f"  figure: {r.figure}")

@@ -1,5 +1,6 @@
-"""The claims report: every registered claim with its latest verdict, evidence, evidence figure and
-the papers it cites (by catalogue number and name), read from the store's ``verdicts`` table."""
+"""The claims report: every registered claim with its latest verdict, its scope, what its controls
+measured, evidence, evidence figure and the papers it cites (by catalogue number and name), read
+from the store's ``verdicts`` table and the extras beside each verdict."""
 
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ def build_claims_report(store: Store, claims: Sequence[Entry], family: str | Non
         refs = getattr(claim, "papers", ())  # full references; catalogue names otherwise
         cites = "; ".join(r.text() for r in refs) if refs else "; ".join(
             f"#{n} {papers[n].name}" if n in papers else f"#{n}" for n in e.papers)  # fmt: skip
+        controls = {}
         if claim.id in latest.index:
             v = latest.loc[claim.id]
             verdict, budget, evidence, figure = (
@@ -39,19 +41,25 @@ def build_claims_report(store: Store, claims: Sequence[Entry], family: str | Non
                 v["evidence"],
                 v["figure"],
             )
+            controls = store.verdict_extras(claim.id, v["config_id"]).get("controls", {})
         else:
             verdict, budget, evidence, figure = "not run", "", "", None
+        scope = getattr(claim, "scope", "")
+        ctl = ", ".join(f"{n} {m or 'not run'}" for n, m in controls.items())
         counts[verdict] = counts.get(verdict, 0) + 1
-        rows.append({"claim": claim.id, "verdict": verdict, "budget": budget, "papers": cites})
+        rows.append({"claim": claim.id, "verdict": verdict, "budget": budget, "scope": scope,
+                     "controls": ctl, "papers": cites})  # fmt: skip
         rep.h(claim.id)
-        rep.p(f"{verdict}" + (f" ({budget} budget)" if budget else "") + f". Papers: {cites}.")
+        rep.p(f"{verdict}" + (f" ({budget} budget)" if budget else "") + f", scope {scope}"
+              + (f" ({claim.scope_note})" if getattr(claim, "scope_note", "") else "")
+              + (f". Controls measured: {ctl}" if ctl else "") + f". Papers: {cites}.")  # fmt: skip
         rep.p(f"Statement: {claim.statement}")
         if evidence:
             rep.p(f"Evidence: {evidence}")
         if figure and Path(figure).is_file():
             rep.fig(claim.id.replace(".", "_"), Path(figure).read_bytes(), f"evidence: {claim.id}")
     summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "no claims"
-    rep.blocks.insert(0, ("table", (pd.DataFrame(rows, columns=["claim", "verdict", "budget",
-                                                                "papers"]), "verdicts")))  # fmt: skip
+    cols = ["claim", "verdict", "budget", "scope", "controls", "papers"]
+    rep.blocks.insert(0, ("table", (pd.DataFrame(rows, columns=cols), "verdicts")))
     rep.blocks.insert(0, ("p", f"{len(entries)} claims: {summary}."))
     return rep

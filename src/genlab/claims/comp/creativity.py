@@ -24,6 +24,13 @@ start (the paper's distance to the training walks, in our form); the interior pe
 temperature (1.0). The authors' code was not found in the public-code index, so the protocol follows
 the catalogue row and the abstract. The interior depth is chosen as the interior depth with the
 highest mean creativity, then tested against both ends (a selection the CIs do not correct for).
+
+Controls redesigned on Dec 3 2026 (issue #30): the negative control was greedy decoding only
+(``temperatures=(0,)``, ``judge_t=0``) on the claim's own runs, so it trained nothing of its own
+(measured at full: not reproduced through the interior peak, depth 4 - depth 8 +0.001 [-0.002,
+0.004], the utility-novelty correlation across depths alone still -0.971); the positive control
+was the claim itself (measured at full: inconclusive, no interior peak). Now the negative trains
+every depth at the deepest model's width and the positive adds a 16-layer model.
 """
 
 from __future__ import annotations
@@ -36,7 +43,7 @@ import pandas as pd
 from pydantic import Field
 
 from genlab.claims import register
-from genlab.claims.base import Claim, Control, Decision, Ref
+from genlab.claims.base import Case, Claim, Control, Decision, Ref
 from genlab.claims.comp._common import TrainConfig, paired, spec
 from genlab.claims.guards import Fit, Floor, Interval, combine
 from genlab.claims.measures import Final
@@ -69,6 +76,10 @@ class CreativityConfig(TrainConfig):
     min_gain: float = Field(0.01, gt=0, description="creativity gain of the interior peak")
     max_r: float = Field(-0.2, lt=0, description="the U-N correlation must reach this")
     fit_level: float = Field(0.8, gt=0, le=1, description="utility at the lowest temperature")
+    equal: Literal["compute", "width"] = Field(
+        "compute", description="equal compute (width shrinks with depth: the claim) or equal "
+        "width (every depth at the deepest model's width: the negative control)"
+    )  # fmt: skip
 
 
 class Creativity(Claim):
@@ -86,6 +97,14 @@ class Creativity(Claim):
         "(per-seed Pearson r, 95% CI below 0, mean <= -0.2)."
     )
     Config = CreativityConfig
+    scope = "reconstruction"
+    scope_note = (
+        "the paper's code and exact scores are unavailable: the concept-graph task, utility "
+        "(valid labelled steps x constraints met) and novelty (edge-set Jaccard distance to the "
+        "training walks of the same start) are genlab's reading of the abstract, on a 60-node "
+        "graph with ~0.2M-parameter models and one compute budget"
+    )
+    smoke_decides = False  # 2 seeds, and 150 steps fit no model
     budgets = {"smoke": {"steps": 150, "n_train": 3000, "n_prompts": 100, "depths": (1, 2, 4),
                          "width_at_1": 64, "seeds": 2},
                "full": {"steps": 1000, "seeds": 3}}  # fmt: skip
@@ -98,24 +117,28 @@ class Creativity(Claim):
     floor = Floor("c1", 0.01)
     figure = ArmBars("c1", by="depth")
     controls = {
-        "negative": Control({"temperatures": (0.0,), "judge_t": 0.0}, "not reproduced",
-                            "greedy decoding only (temperature 0, the same runs): no sampling, "
-                            "so no trade-off across temperatures and no creativity to gain from "
-                            "depth. Measured at full: not reproduced through the interior peak "
-                            "(depth 4 - depth 8 +0.001 [-0.002, 0.004]); the utility-novelty "
-                            "correlation across depths alone stays negative (r -0.971), so this "
-                            "control does not test the trade-off half", budget="full", heavy=True),
-        "positive": Control({}, "reproduced", "the full budget shows the pattern", budget="full",
-                            heavy=True,
-                            open="measured at full: inconclusive, no interior peak (creativity at "
-                            "T = 1: 0.056 / 0.056 / 0.056 / 0.060 for depth 1 / 2 / 4 / 8, CIs "
-                            "straddle); the trade-off holds (r -0.992)"),
+        "negative": Control({"equal": "width"}, "not reproduced",
+                            "every depth at the deepest model's width (44) instead of equal "
+                            "compute: no width is traded for depth, each layer only adds compute, "
+                            "so by the paper's account (an optimal depth exists for a fixed "
+                            "compute budget) no interior depth can beat the deepest, most "
+                            "computed model by 0.01. Trains depths 1, 2, 4 anew (the 8-layer "
+                            "arm is the claim's)", budget="full", heavy=True),
+        "positive": Control({"depths": (1, 2, 4, 8, 16)}, "reproduced",
+                            "the depth line extended to a 16-layer model at the same compute "
+                            "(width 32): a more extreme deep-narrow end, which by the paper's "
+                            "account must fall further below the interior optimum; the claim's "
+                            "12 runs plus 3 of depth 16", budget="full", heavy=True),
     }  # fmt: skip
 
     def guards(self, cfg: CreativityConfig):
         """Fit: utility at the lowest temperature sampled; floor: creativity where judged."""
         low = tag(min(cfg.temperatures))
         return [Fit(f"u{low}", cfg.fit_level), Floor(f"c{tag(cfg.judge_t)}", self.floor.level)]
+
+    def width(self, cfg: CreativityConfig, depth: int) -> int:
+        """The model width of ``depth``: at equal compute, or the deepest model's (``equal``)."""
+        return width(max(cfg.depths) if cfg.equal == "width" else depth, cfg.width_at_1)
 
     def arms(self, cfg: CreativityConfig):
         task = {**WALKS, "n_train": cfg.n_train, "n_test": cfg.n_prompts}
@@ -126,9 +149,23 @@ class Creativity(Claim):
         base = spec(cfg, "concept_walks", task, "transformer",
                     {"d_model": cfg.width_at_1, "n_layers": 1, "n_heads": HEADS},
                     ("accuracy", probe))  # fmt: skip
-        depth = {d: {"model.params.n_layers": d,
-                     "model.params.d_model": width(d, cfg.width_at_1)} for d in cfg.depths}  # fmt: skip
+        depth = {d: {"model.params.n_layers": d, "model.params.d_model": self.width(cfg, d)}
+                 for d in cfg.depths}  # fmt: skip
         return Design(base, axes={"depth": depth}, seeds=cfg.seeds).expand()
+
+    def synthetic(self, cfg: CreativityConfig, arm: dict, case: Case) -> dict[str, float]:
+        """Effect: creativity 0.1 x T at the interior depths, 0.05 x T at the ends, utility
+        falling and novelty rising with T; null: every depth alike and utility rising with
+        novelty; unfit: as effect, the shallowest model's utility 0.5."""
+        interior = arm["depth"] not in (min(cfg.depths), max(cfg.depths))
+        peak = 0.1 if interior and case != "null" else 0.05
+        slope = 0.05 if case == "null" else -0.1
+        u0 = 0.5 if case == "unfit" and arm["depth"] == min(cfg.depths) else 0.9
+        out = {}
+        for t in TEMPS:
+            out |= {f"u{tag(t)}": u0 + slope * t, f"n{tag(t)}": 0.05 + 0.1 * t,
+                    f"c{tag(t)}": peak * t}  # fmt: skip
+        return out
 
     def correlations(self, cfg: CreativityConfig, table: pd.DataFrame) -> list[float]:
         """Per seed, Pearson r of utility and novelty over the depths x temperatures."""
@@ -169,7 +206,7 @@ class Creativity(Claim):
                 stats |= {f"utility_d{d}_t{tag(t)}": u, f"novelty_d{d}_t{tag(t)}": n,
                           f"creativity_d{d}_t{tag(t)}": cc}  # fmt: skip
                 parts.append(f"T={tag(t)} U {u:.3f} N {n:.3f} C {cc:.3f}")
-            per.append(f"depth {d} (d={width(d, cfg.width_at_1)}): " + ", ".join(parts))
+            per.append(f"depth {d} (d={self.width(cfg, d)}): " + ", ".join(parts))
         sentence = (f"Means over {cfg.seeds} seeds: {'; '.join(per)}. "
                     + "; ".join(iv.text() for iv in ivs) + ".")  # fmt: skip
         return Decision(combine([iv.verdict() for iv in ivs]), stats, sentence, ivs)

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 import pandas as pd
 from pydantic import Field, field_validator
 
-from genlab.claims.base import Claim, Control, Decision, Ref
+from genlab.claims.base import Case, Claim, Control, Decision, Ref
 from genlab.claims.guards import Fit, Interval, NotApplicable
 from genlab.claims.measures import AtBest
 from genlab.datasets.domains import check_test_envs
@@ -60,6 +60,9 @@ class SuiteConfig(DGConfig):
 
     suite: list[str] = Field(default_factory=lambda: list(SUITE_SMOKE), min_length=1)
     method_params: dict[str, float] = Field(default_factory=dict)
+    color_flip: list[float] | None = Field(
+        None, min_length=3, max_length=3, description="colored_digits settings: P(color != "
+        "label) per env (None: the task's 0.1, 0.2, 0.9)")  # fmt: skip
 
     @field_validator("suite")
     @classmethod
@@ -93,20 +96,40 @@ class BeatsERM(Claim):
                           "and the paired gain's CI decides")  # fmt: skip
     figure = ArmBars("heldout", by=("setting", "method"))
     controls = {"negative": Control(
-        {"suite": ["colored_digits:2"]}, "not reproduced", "-90% held out: the color that the "
-        "training environments share decides for ERM and the method alike (both collapse below "
-        "chance), so the method's invariance has no room to help")}  # fmt: skip
+        {"suite": ["colored_digits:2"], "color_flip": [0.1, 0.1, 0.9]}, "not reproduced",
+        "-90% held out after two training environments in which color agrees with the label "
+        "alike (90% in both, where the claim's are 90% and 80%): nothing in the sources tells "
+        "the color from a real cue, so a method that learns what the source domains share (or, "
+        "RIDG, what each class's mean rationale holds) keeps the color as ERM does, and both "
+        "collapse below chance on the reversed environment. Its own runs (the claim's suite "
+        "holds -90% with the 90%/80% sources); until Dec 3 2026 the control was the claim's "
+        "own colored_digits:2 runs judged again. Measured Dec 3 2026 at smoke (6 runs, ~15 s "
+        "each for DMG and RIDG, the ERM runs shared): not reproduced for both, method and ERM "
+        "alike at held-out 0.104 with val 0.894 (a colour-only classifier), gain 0.000 [0.000, "
+        "0.000]", slow=True)}  # fmt: skip
 
     def arms(self, cfg: SuiteConfig):
-        settings = {s: {"task": {"name": s.partition(":")[0],
-                                 "params": {"test_envs": [int(s.partition(":")[2])]}}}
-                    for s in cfg.suite}  # fmt: skip
+        def task(s: str) -> dict[str, Any]:
+            name, _, idx = s.partition(":")
+            params: dict[str, Any] = {"test_envs": [int(idx)]}
+            if cfg.color_flip is not None and name == "colored_digits":
+                params["color_flip"] = cfg.color_flip
+            return {"name": name, "params": params}
+
+        settings = {s: {"task": task(s)} for s in cfg.suite}
         methods = {"erm": {"method": {"name": "erm"}},
                    self.METHOD: {"method": {"name": self.METHOD,
                                             "params": {**self.METHOD_PARAMS,
                                                        **cfg.method_params}}}}  # fmt: skip
         base = dg_spec({"name": "colored_digits"}, MLP, cfg)
         return Design(base, {"setting": settings, "method": methods}, seeds=cfg.seeds).expand()
+
+    def synthetic(self, cfg: SuiteConfig, arm: dict, case: Case) -> dict[str, float]:
+        """Effect: the method gains 0.05 on every held-out setting; null: no gain; unfit: the
+        method's arms stop at val 0.5."""
+        method = arm["method"] == self.METHOD
+        gain = 0.05 * method if case != "null" else 0.0
+        return {"heldout": 0.6 + gain, "val": 0.5 if case == "unfit" and method else 0.9}
 
     def decide(self, cfg: SuiteConfig, table: pd.DataFrame) -> Decision:
         m = self.METHOD

@@ -24,7 +24,7 @@ import pandas as pd
 from pydantic import Field
 
 from genlab.claims import register
-from genlab.claims.base import Claim, Control, Decision, Ref
+from genlab.claims.base import Case, Claim, Control, Decision, Ref
 from genlab.claims.dg._common import HELDOUT, MLP, VAL, DGConfig, dg_spec
 from genlab.claims.guards import Fit, Floor, Interval, combine
 from genlab.design import Design
@@ -64,6 +64,13 @@ class ContextShift(Claim):
         "lies wholly below 0.02."
     )
     Config = ContextShiftConfig
+    scope = "reconstruction"
+    scope_note = (
+        "NICO++'s shift metrics (M_cov, M_cpt) and its evaluation-capability bounds are not in "
+        "the official code (xxgege/NICO-plus holds DomainBed training code): genlab dials the "
+        "shifts by construction on object_contexts and reads a benchmark's capability as the SD "
+        "of four algorithms' held-out accuracies (an MLP), not across real datasets"
+    )
     budgets = {"smoke": {"steps": 201, "seeds": 3}, "full": {}}
     SPREAD = 0.02  # fixed before running
     measures = {"heldout": HELDOUT, "val": VAL}
@@ -73,8 +80,17 @@ class ContextShift(Claim):
     controls = {
         "negative": Control({"algorithms": "erm_only"}, "not reproduced", "algorithms that do "
                             "not differ: no benchmark can spread them apart", slow=True),
-        "positive": Control({}, "reproduced", "ERM, GroupDRO, Mixup, RGB-Shuffle at the smoke "
-                            "budget", slow=True),
+        "positive": Control({"disparity": 2.0}, "reproduced", "contexts 2 rad of hue apart (the "
+                            "claim: 1): the six hues wrap around the circle (0, 2, 4, 6, 8, 10 "
+                            "rad), three pairs of contexts lie 0.28 rad apart, so a different, "
+                            "partial covariate shift separates seen from unseen combinations; "
+                            "by the paper's logic it still spreads the algorithms more than no "
+                            "shift and more than with concept shift added. Measured Dec 3 2026 "
+                            "(smoke, 36 runs, 204 s at load average ~3.5): reproduced, spread "
+                            "no shift 0.014, covariate 0.149, covariate + concept 0.067; "
+                            "covariate - no shift 0.136 [0.088, 0.184], covariate - concept "
+                            "0.083 [0.059, 0.106]. Until Dec 3 2026 the positive control was "
+                            "the claim's own configuration", slow=True, heavy=True),
     }  # fmt: skip
 
     def arms(self, cfg: ContextShiftConfig):
@@ -84,6 +100,16 @@ class ContextShift(Claim):
                  "concept": {"task.concept_shift": cfg.concept_shift}}  # fmt: skip
         axes = {"benchmark": bench, "algorithm": ALGORITHMS[cfg.algorithms]}
         return Design(dg_spec(task, MLP, cfg), axes=axes, seeds=cfg.seeds).expand()
+
+    def synthetic(self, cfg: ContextShiftConfig, arm: dict, case: Case) -> dict[str, float]:
+        """Effect: the algorithms' held-out accuracies spread 0.3 apart under covariate shift,
+        0.15 with concept shift, 0.006 without shift; null: 0.3 apart on every benchmark; unfit:
+        the covariate-shift arms at val 0.5."""
+        rank = list(ALGORITHMS[cfg.algorithms]).index(arm["algorithm"]) / 3
+        scale = {"no_shift": 0.02, "covariate": 1.0, "concept": 0.5}[arm["benchmark"]]
+        v = 0.4 + 0.3 * rank * (scale if case != "null" else 1.0)
+        unfit = case == "unfit" and arm["benchmark"] == "covariate"
+        return {"heldout": v, "val": 0.5 if unfit else 0.95}
 
     def decide(self, cfg: ContextShiftConfig, table: pd.DataFrame) -> Decision:
         spread = table.pivot_table(index="seed", columns="benchmark", values="heldout",

@@ -41,6 +41,12 @@ class DomainMasks(BeatsERM):
     METHOD_PARAMS = {"masks": "sampled"}  # the official code's training and test rules
     papers = (Ref(75, "Chattopadhyay, Balaji & Hoffman 2020", "Learning to balance specificity "
                   "and invariance for in and out of domain generalization"),)  # fmt: skip
+    scope = "proxy"
+    scope_note = (
+        "The official code's DMG (sampled masks, overlap penalty, mask averaging) on rotated and "
+        "colored 8x8 digits with an MLP from scratch, one masked layer and DomainBed's optimiser, "
+        "not PACS / DomainNet with an ImageNet-pretrained AlexNet or ResNet"
+    )
     statement = (
         "DMG beats ERM in suite-average held-out accuracy (rotated and colored digits, "
         "training-domain validation): the 95% CI over seeds of the paired gain is above 0 and its "

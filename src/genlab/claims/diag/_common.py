@@ -3,6 +3,8 @@ measures (the generalization gap), and bootstrap intervals for rank correlations
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -86,6 +88,13 @@ def finite_rows(table: pd.DataFrame, cols: list[str]) -> pd.DataFrame:
     """The finished runs with every one of ``cols`` finite."""
     done = table[table["status"] == "done"]
     return done[np.isfinite(done[cols].astype(float)).all(axis=1)]
+
+
+def unit(arm: dict[str, Any], salt: str = "") -> float:
+    """A number in [0, 1) fixed by a run's labels (and ``salt``): the per-model draws of the
+    synthetic zoo tables (``Claim.synthetic``), repeatable and independent across salts."""
+    text = json.dumps({**arm, "_salt": salt}, sort_keys=True, default=str)
+    return int(hashlib.sha256(text.encode()).hexdigest()[:12], 16) / 16**12
 
 
 def zoo_arms(vary: dict[str, list[Any]], probe: str, params: dict[str, Any], *, steps: int,

@@ -16,8 +16,9 @@ Protocol audit (issue h24). Grosse et al. released no code; kronfluence (``pomon
 by co-author Bae) is the public re-implementation, and EK-FAC's rules here match its
 ``factor/eigen.py`` (activation and pre-activation-gradient covariances, their eigenbases, the
 eigenvalues re-estimated from rotated per-sample gradients, IHVP ``g / (Λ + λ)`` in that basis): the
-method is faithful; the predicate is a reconstruction (``reconstruction``: its "not reproduced"
-is recorded inconclusive). Differences: kronfluence's default damping is an absolute
+method is faithful; the predicate is a reconstruction (scope ``reconstruction``: since issue #30
+its "not reproduced" is recorded as a decision about that reading, no longer turned into
+"inconclusive"). Differences: kronfluence's default damping is an absolute
 1e-8 and its heuristic (``damping=None``) damps each layer by 0.1 x the mean of that layer's
 corrected eigenvalues, here one λ (0.1 x the mean exact-GGN eigenvalue) for every layer and every
 estimator, so that all are compared with one exact target; the ground truth is the exact damped-GGN
@@ -27,6 +28,11 @@ accurate as LiSSA, both against the PBRF), the catalogue's and this claim's abso
 catalogue's (Spearman over all query x training pairs; Pearson recorded next to it), the paper's
 correlation statistic could not be read offline; 10 seeds, mean with a 95% CI. Not done:
 leave-one-out retraining and the order-flip transformer.
+
+Negative control (redesigned Dec 3 2026, issue #30: it was the dot product judged on the
+claim's own runs, which trained nothing of its own): the dot product judged against the exact
+inverse at damping 0.01 x the mean GGN eigenvalue, runs of its own; measured not reproduced
+(smoke: Spearman 0.035 [0.005, 0.066]; EK-FAC on those models 0.259).
 
 Measured history: docs/diagnostics.md (diag.ekfac_influence).
 """
@@ -39,7 +45,7 @@ import pandas as pd
 from pydantic import Field
 
 from genlab.claims import register
-from genlab.claims.base import Claim, Control, Decision, Ref
+from genlab.claims.base import Case, Claim, Control, Decision, Ref
 from genlab.claims.diag._common import TRAIN, TRAIN_ACC, digits_base
 from genlab.claims.guards import Fit, Interval, NotApplicable
 from genlab.claims.measures import Final
@@ -68,7 +74,8 @@ class EKFACInfluence(Claim):
     papers = (Ref(13, "Grosse, Bae, Anil, Elhage, Tamkin, Tajdini, Steiner, Li, Durmus, Perez, "
                   "Hubinger, Lukošiūtė, Nguyen, Joseph, McCandlish, Kaplan & Bowman 2023",
                   "Studying large language model generalization with influence functions"),)  # fmt: skip
-    reconstruction = (
+    scope = "reconstruction"
+    scope_note = (
         "predicate: the catalogue's absolute test (Spearman >= 0.7 against the exact damped "
         "Gauss-Newton inverse) in place of the paper's relative one (EK-FAC about as accurate as "
         "LiSSA, both against the PBRF), whose correlation statistic could not be read offline"
@@ -90,10 +97,11 @@ class EKFACInfluence(Claim):
     floor = NotApplicable("floor", "correlations between estimators, not accuracies")
     figure = ArmBars("ekfac", lines=(("0.7", 0.7),))
     controls = {
-        "negative": Control({"estimator": "dot"}, "not reproduced", "the curvature-free "
-                            "gradient dot product on the same models: the GGN is far from "
-                            "isotropic, so ignoring it must not rank as the exact inverse",
-                            slow=True),
+        "negative": Control({"estimator": "dot", "damping_factor": 0.01}, "not reproduced",
+                            "the curvature-free gradient dot product judged against the exact "
+                            "inverse at damping 0.01 x the mean GGN eigenvalue (runs of its own: "
+                            "the probe's target differs): the trained GGN is far from isotropic, "
+                            "so ignoring it must not rank as the exact inverse", slow=True),
         "positive": Control({"damping_factor": 1000.0}, "reproduced", "damping 10,000x the "
                             "budget's: the curvature is swamped, every estimator is the dot "
                             "product", slow=True),
@@ -105,6 +113,13 @@ class EKFACInfluence(Claim):
         base = digits_base(train_size=1000, width=cfg.width, depth=cfg.depth, lr=0.1,
                            batch_size=100, steps=cfg.steps, every=cfg.steps, probes=[probe])  # fmt: skip
         return Design(base, seeds=cfg.seeds).expand()
+
+    def synthetic(self, cfg: EKFACConfig, arm: dict, case: Case) -> dict[str, float]:
+        """Effect: the judged estimator ranks as the exact inverse (Spearman 0.85); null: it
+        ranks as the claim's full run measured (0.3); unfit: as effect, training accuracy 0.6."""
+        rho = 0.3 if case == "null" else 0.85
+        return {"ekfac": rho, "dot": rho, "ekfac_pearson": rho, "dot_pearson": rho,
+                "train": 0.6 if case == "unfit" else 0.98}  # fmt: skip
 
     def decide(self, cfg: EKFACConfig, table: pd.DataFrame) -> Decision:
         est = cfg.estimator

@@ -13,7 +13,8 @@ aggregates per epoch the per-sample scores recorded at every update of that epoc
 scores the weights at the epoch's end on the whole training set, which leaves early-epoch
 transients unsmoothed.
 
-No positive control is known. Measured history: docs/diagnostics.md (diag.gwa_early_stopping).
+No positive control is known, so the claim cannot record "not reproduced" (no control licenses
+it; issue #30). Measured history: docs/diagnostics.md (diag.gwa_early_stopping).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import pandas as pd
 from pydantic import Field
 
 from genlab.claims import register
-from genlab.claims.base import Claim, Control, Decision, Ref
+from genlab.claims.base import Case, Claim, Control, Decision, Ref
 from genlab.claims.diag._common import TEST, TRAIN, VAL, digits_base
 from genlab.claims.guards import Fit, Interval, NotApplicable, combine
 from genlab.claims.measures import AtBest, Derived, Extreme, series
@@ -68,6 +69,11 @@ class GWAEarlyStopping(Claim):
         "epoch separates corrupted from clean labels: mean AUROC >= 0.75, 95% CI above 0.5."
     )
     Config = GWAConfig
+    scope = "proxy"
+    scope_note = (
+        "the paper trains CNNs and transformers on CIFAR-10(N) and ImageNet; here a 2-layer MLP "
+        "on scikit-learn's digits with 30% symmetric label noise, SGD, GWA scored each epoch"
+    )
     budgets = {"smoke": {"seeds": 3, "train_size": 600, "epochs": 100}, "full": {}}
     TOLERANCE, MIN_AUROC = 0.01, 0.75
     measures = {
@@ -96,6 +102,14 @@ class GWAEarlyStopping(Claim):
             probes=[{"name": "gwa"}], label_noise=cfg.label_noise, noise_mask=cfg.noise_mask,
         )  # fmt: skip
         return Design(base, seeds=cfg.seeds).expand()
+
+    def synthetic(self, cfg: GWAConfig, arm: dict, case: Case) -> dict[str, float]:
+        """Effect: the GWA stop tests as the validation stop (0.93) and flags the noise (AUROC
+        0.95); null: it stops 0.08 lower and flags nothing (0.5); unfit: best validation 0.6."""
+        null = case == "null"
+        return {"test_at_gwa": 0.85 if null else 0.93, "test_at_val": 0.93,
+                "auroc": 0.5 if null else 0.95, "best_val": 0.6 if case == "unfit" else 0.94,
+                "overfit": 0.05}  # fmt: skip
 
     def decide(self, cfg: GWAConfig, table: pd.DataFrame) -> Decision:
         diff = (table["test_at_gwa"] - table["test_at_val"]).tolist()

@@ -1,12 +1,19 @@
 """``grokking.delayed_generalization`` (Power et al. 2022, #55): a small transformer fits a modular
-arithmetic table long before it generalizes to the held-out part of the table."""
+arithmetic table long before it generalizes to the held-out part of the table.
+
+Positive control (Dec 3 2026, issue #30): it was the claim's own configuration (``{}``); now the
+``grokking`` preset's recipe (70% of the table, lr 2e-3) at the full budget's 6,000 steps, so that a
+full "not reproduced" is licensed by a setting of its own that groks.
+"""
 
 from __future__ import annotations
+
+import math
 
 import pandas as pd
 
 from genlab.claims import register
-from genlab.claims.base import Claim, Control, Decision, Ref
+from genlab.claims.base import Case, Claim, Control, Decision, Ref
 from genlab.claims.grokking._common import TEST, TRAIN, GrokkingConfig, grokking_base
 from genlab.claims.guards import Fit, NotApplicable, count_verdict
 from genlab.claims.measures import Final, FirstStep
@@ -25,6 +32,7 @@ class DelayedGeneralization(Claim):
         "99% test accuracy are >= 3x the steps to 99% train accuracy."
     )
     Config = GrokkingConfig
+    scope = "paper"
     # smoke: the grokking preset's recipe (leak-free 70% of p = 97, lr 2e-3), which groks in ~1,000
     # steps; at p = 31 and half the table only 1/3 seeds grok within 3,000 steps (measured)
     budgets = {"smoke": {"train_fraction": 0.7, "lr": 2e-3, "steps": 2000}, "full": {}}
@@ -44,12 +52,26 @@ class DelayedGeneralization(Claim):
                              "weight_decay": 0.0, "steps": 300}, "not reproduced",
                             "Power et al.: at a small train fraction and no regularisation the "
                             "model memorises the table and never generalizes", slow=True),
-        "positive": Control({}, "reproduced", "the smoke budget: measured 3/3 seeds, median "
-                            "1,000 vs 181 steps, 140 s", heavy=True),
+        "positive": Control({"train_fraction": 0.7, "lr": 2e-3}, "reproduced", "the grokking "
+                            "preset's recipe (70% of the table, lr 2e-3) over the full budget's "
+                            "6,000 steps: at 2,000 steps (the smoke budget) it grokked in 3/3 "
+                            "seeds, median 1,000 vs 181 steps, 140 s", budget="full", heavy=True),
     }  # fmt: skip
 
     def arms(self, cfg: GrokkingConfig):
         return Design(grokking_base(cfg), seeds=cfg.seeds).expand()
+
+    def synthetic(self, cfg: GrokkingConfig, arm: dict, case: Case) -> dict[str, float]:
+        """Effect: train 99% at step 200, test 99% at 1,000 (5x); null: test at 300 (1.5x); unfit:
+        train stops at 0.5 and never reaches 99%."""
+        if case == "unfit":
+            return {"t_train": math.nan, "t_test": math.nan, "train": 0.5, "test": 0.05}
+        return {
+            "t_train": 200.0,
+            "t_test": 1000.0 if case == "effect" else 300.0,
+            "train": 1.0,
+            "test": 0.995,
+        }
 
     def decide(self, cfg: GrokkingConfig, table: pd.DataFrame) -> Decision:
         delay = table["t_test"] / table["t_train"]

@@ -6,6 +6,11 @@ The prediction is ``genlab.analysis.linear_theory`` (our discrete-GD form of the
 Marchenko-Pastur argument, derived in docs/grokking.md), logged by the ``linear_grokking_time``
 probe. Paper differences: plain GD with weight decay only (no 2-layer linear students, no
 non-linear nets).
+
+Changes of Dec 3 2026 (issue #30): the judge reads the ``mse_rises`` indicator as rising above one
+half instead of by equality with 0 (it is 0 or 1; the audit's jittered synthetic tables found the
+equality fragile; no recorded verdict changes). The positive control was the smoke budget itself
+(``{}``); it is now the smoke budget at d_in = 200.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from pydantic import Field
 
 from genlab.analysis.linear_theory import predicted_grokking_step
 from genlab.claims import register
-from genlab.claims.base import Claim, Control, Decision, Ref
+from genlab.claims.base import Case, Claim, Control, Decision, Ref
 from genlab.claims.guards import Fit, NotApplicable, count_verdict
 from genlab.claims.measures import Derived, Final, FirstStep, series
 from genlab.design import Design
@@ -68,6 +73,7 @@ class LinearGrokking(Claim):
         "smoothly while the accuracy jumps)."
     )
     Config = LinearConfig
+    scope = "paper"
     budgets = {"smoke": {"d_ins": [100], "ratios": [2.0], "weight_decays": [0.0, 0.01],
                          "seeds": 2}, "full": {}}  # fmt: skip
     measures = {
@@ -82,8 +88,9 @@ class LinearGrokking(Claim):
     controls = {
         "negative": Control({"noise": 0.2}, "not reproduced", "label noise puts the test error "
                             "floor (~0.04) above the threshold's (~0.01): the noise-free "
-                            "prediction must miss"),
-        "positive": Control({}, "reproduced", "the smoke budget: d_in 100, ratio 2"),
+                            "prediction must miss", slow=True),
+        "positive": Control({"d_ins": [200]}, "reproduced", "the smoke settings at d_in 200, "
+                            "where the spectrum is closer to its Marchenko-Pastur limit", slow=True),
     }  # fmt: skip
 
     def settings(self, cfg: LinearConfig) -> list[tuple[int, float, float]]:
@@ -111,12 +118,24 @@ class LinearGrokking(Claim):
                 "steps": max(1, math.ceil(cfg.steps_factor * t))}))  # fmt: skip
         return Design(base, rows=rows, seeds=cfg.seeds).expand()
 
+    def synthetic(self, cfg: LinearConfig, arm: dict, case: Case) -> dict[str, float]:
+        """Effect: 50% accuracy 2% after the predicted step, the test MSE never rising; null: 30%
+        late; unfit: the first setting's train MSE stays at half its start."""
+        first = (arm["d_in"], arm["ratio"], arm["wd"]) == self.settings(cfg)[0]
+        return {
+            "t_meas": 102.0 if case != "null" else 130.0,
+            "t_pred": 100.0,
+            "mse_rises": 0.0,
+            "train_mse": 0.5 if case == "unfit" and first else 0.01,
+        }
+
     def decide(self, cfg: LinearConfig, table: pd.DataFrame) -> Decision:
         err = (table["t_meas"] - table["t_pred"]).abs() / table["t_pred"]
-        ok = (table["status"] == "done") & (err <= cfg.max_rel_error) & (table["mse_rises"] == 0)
+        rises = ~(table["mse_rises"] < 0.5)  # an indicator, 0 or 1 (NaN: counted as rising)
+        ok = (table["status"] == "done") & (err <= cfg.max_rel_error) & ~rises
         n, k = len(table), int(ok.sum())
         stats = {"runs": n, "runs_passing": k, "median_rel_error": err.median(),
-                 "max_rel_error": err.max(), "runs_mse_rising": int(table["mse_rises"].sum())}  # fmt: skip
+                 "max_rel_error": err.max(), "runs_mse_rising": int(rises.sum())}  # fmt: skip
         sentence = (f"{k}/{n} runs reached 50% thresholded accuracy within {cfg.max_rel_error:.0%} "
                     f"of the predicted step with a test MSE that never rose (relative error "
                     f"median {err.median():.3f}, max {err.max():.3f}; NaN = never reached 50%; "

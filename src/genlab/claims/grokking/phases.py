@@ -22,12 +22,14 @@ Measured history (the 80% positive control, the smoke grid): docs/grokking.md (g
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 from pydantic import Field
 
 from genlab.analysis.phases import PHASES, classify, phase_design
 from genlab.claims import register
-from genlab.claims.base import Claim, Control, Decision, Ref
+from genlab.claims.base import Case, Claim, Control, Decision, Ref
 from genlab.claims.grokking._common import TEST, TRAIN, MLPConfig, mlp_base
 from genlab.claims.guards import Fit, NotApplicable
 from genlab.claims.measures import Extreme, Final, FirstStep
@@ -62,6 +64,13 @@ class Phases(Claim):
         "memorization/confusion cell. One of the two: inconclusive."
     )
     Config = PhasesConfig
+    scope = "proxy"
+    scope_note = (
+        "Liu et al.'s toy sums 1-dimensional embeddings of non-modular addition (p = 10) into a "
+        "tanh decoder regressed by MSE, scored by the parallelogram RQI; here concatenated "
+        "16-dim embeddings of modular addition mod 23, a ReLU MLP with cross entropy, and the "
+        "embeddings' top-3 Fourier share in place of the RQI."
+    )
     budgets = {"smoke": {"xs": [0.0, 1.0, 3.0, 10.0], "ys": [3e-2], "steps": 1500}, "full": {}}
     LEVEL = 0.9  # Liu et al.'s
     measures = {
@@ -89,6 +98,22 @@ class Phases(Claim):
         base = mlp_base(cfg, cfg.train_fraction, ("accuracy", "rep_quality"))
         base["stop"] = [{"split": TEST, "metric": "accuracy", "threshold": self.LEVEL}]
         return phase_design(base, cfg.x, cfg.xs, cfg.y, cfg.ys, cfg.seeds).expand()
+
+    def synthetic(self, cfg: PhasesConfig, arm: dict, case: Case) -> dict[str, float]:
+        """Effect: along x, comprehension, grokking, memorization, confusion (a quarter of the
+        columns each), representation quality high only where it generalizes; null: every cell
+        memorizes, quality 0.2; unfit: every cell stays at train 0.5 (no arm fits)."""
+        xs = sorted(cfg.xs)
+        phase = "memorization" if case == "null" else PHASES[xs.index(arm[cfg.x]) * 4 // len(xs)]
+        t_train, t_test = {
+            "comprehension": (100.0, 150.0),
+            "grokking": (100.0, 1000.0),
+            "memorization": (100.0, math.nan),
+        }.get(phase, (math.nan, math.nan))
+        if case == "unfit":
+            t_train, t_test = math.nan, math.nan
+        return {"t_train": t_train, "t_test": t_test, "train": 0.5 if math.isnan(t_train) else 1.0,
+                "rq": 0.8 if phase in ("comprehension", "grokking") else 0.2}  # fmt: skip
 
     def phases(self, cfg: PhasesConfig, table: pd.DataFrame) -> pd.Series:
         delay = cfg.delay_frac * cfg.steps

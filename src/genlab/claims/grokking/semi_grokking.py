@@ -20,6 +20,13 @@ exhibiting one run.
 
 Measured history (single runs that semi-grok, the grid's resolution): docs/grokking.md
 (grokking.semi_grokking).
+
+The claim cannot record "reproduced" (issue #30): its negative control (fractions 0.2 and 0.8) can
+never come out "not reproduced" (the resolution rule reads a grid that jumps from 0.2 to 0.8 as
+inconclusive), and no valid negative design is known: "not reproduced" needs a grid that brackets
+the transition at the resolution of one unordered pair, which is where the paper's logic puts
+semi-grokking, and the one knob measured to remove the mechanism (no weight decay) removes
+generalization too, so that grid no longer brackets the transition (``open``, below).
 """
 
 from __future__ import annotations
@@ -30,7 +37,7 @@ import pandas as pd
 from pydantic import Field
 
 from genlab.claims import register
-from genlab.claims.base import Claim, Control, Decision
+from genlab.claims.base import Case, Claim, Control, Decision
 from genlab.claims.grokking._common import TEST, TRAIN, MLPConfig, mlp_base
 from genlab.claims.grokking.ungrokking import VARMA
 from genlab.claims.guards import Fit, NotApplicable
@@ -72,6 +79,12 @@ class SemiGrokking(Claim):
         "inconclusive."
     )
     Config = SemiConfig
+    scope = "proxy"
+    scope_note = (
+        "Varma et al. train a one-layer transformer on modular addition mod 113; here an "
+        "embedding-MLP on mod 23 (full-batch AdamW, 6,000 steps), with genlab's operational "
+        "reading of 'partial', 'late' and 'settled' (the paper shows curves, no code)."
+    )
     budgets = {"smoke": {"fractions": [0.46, 0.5, 0.54], "seeds": 1, "steps": 3000}, "full": {}}
     measures = {
         "t_train": FirstStep(TRAIN, "accuracy", 0.99), "train": Extreme(TRAIN, "accuracy"),
@@ -109,6 +122,16 @@ class SemiGrokking(Claim):
     def arms(self, cfg: SemiConfig):
         axis = {"fraction": {f: {"task.train_fraction": f} for f in sorted(cfg.fractions)}}
         return Design(mlp_base(cfg, cfg.fractions[0]), axes=axis, seeds=cfg.seeds).expand()
+
+    def synthetic(self, cfg: SemiConfig, arm: dict, case: Case) -> dict[str, float]:
+        """Effect: the smallest fraction at chance, the largest (of three or more) at 1.0, those
+        between at a partial 0.6, half reached 15x after the fit, settled; null: the same levels,
+        but reached with the fit (1.5x), not late; unfit: the largest stops at train 0.5."""
+        fr = sorted(cfg.fractions)
+        i, n = fr.index(arm["fraction"]), len(fr)
+        test = 0.02 if i == 0 else 1.0 if i == n - 1 and n >= 3 else 0.6
+        return {"t_train": 200.0, "train": 0.5 if case == "unfit" and i == n - 1 else 1.0,
+                "test": test, "t_half": 300.0 if case == "null" else 3000.0, "drift": 0.01}  # fmt: skip
 
     def decide(self, cfg: SemiConfig, table: pd.DataFrame) -> Decision:
         t = table.assign(delay=table["t_half"] / table["t_train"])

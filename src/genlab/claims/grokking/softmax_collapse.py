@@ -23,8 +23,13 @@ samples whose float32 softmax gives the correct class exactly 1 (theirs: whose s
 ``exp(logit - max)`` is exactly 1 in the loss dtype; the same samples once the training set is
 fit); the optional ``float64`` arm runs the whole model in float64 (theirs: only the
 cross-entropy); three seeds, the median for the step counts and every seed for parts (1) and (2)
-(figure 1 is one seed). No positive control: no cheap setting is known that makes StableMax
-generalize.
+(figure 1 is one seed).
+
+The claim can record neither decision (issue #30), so it reads inconclusive at both budgets: no
+positive control licenses "not reproduced" (no cheap setting is known that makes StableMax
+generalize), and its negative control cannot come out "not reproduced" (``open``: on a rule-free
+table the weight-decay reference cannot generalize either, and its guard reads that as
+inconclusive); no valid negative design is known.
 
 Measured history (the earlier embedding model, the StableMax runs): docs/grokking.md
 (grokking.softmax_collapse).
@@ -39,7 +44,7 @@ import pandas as pd
 from pydantic import Field
 
 from genlab.claims import register
-from genlab.claims.base import Claim, Control, Decision, Ref
+from genlab.claims.base import Case, Claim, Control, Decision, Ref
 from genlab.claims.grokking._common import TEST, TRAIN, MLPConfig, mlp_base
 from genlab.claims.guards import Fit, NotApplicable, count_verdict
 from genlab.claims.measures import Extreme, Final, FirstStep
@@ -88,6 +93,7 @@ class SoftmaxCollapse(Claim):
         "All three: reproduced; two: inconclusive; fewer: not reproduced."
     )
     Config = SoftmaxCollapseConfig
+    scope = "paper"
     budgets = {"smoke": {"steps": 1500, "seeds": 1}, "full": {}}
     measures = {
         "t90": FirstStep(TEST, "accuracy", LEVEL), "test": Final(TEST),
@@ -130,6 +136,22 @@ class SoftmaxCollapse(Claim):
         axis = {a: {**ARMS[a], **({"optimizer.weight_decay": cfg.weight_decay}
                                   if a == "adamw_wd" else {})} for a in cfg.arms}  # fmt: skip
         return Design(base, axes={"arm": axis}, seeds=cfg.seeds).expand()
+
+    def synthetic(self, cfg: SoftmaxCollapseConfig, arm: dict, case: Case) -> dict[str, float]:
+        """Effect: softmax stalls at test 0.03 with 60% collapsed, StableMax and float64 reach 90%
+        (steps 800, 1000), perpGrad at 200 before AdamW + weight decay at 1500; null: softmax
+        generalizes (500, nothing collapsed), StableMax never, perpGrad at 2000 after the
+        reference at 500; unfit: as the effect, StableMax's train accuracy stops at 0.5."""
+        effect = {"softmax": math.nan, "stablemax": 800.0, "float64": 1000.0, "perpgrad": 200.0,
+                  "adamw_wd": 1500.0}  # fmt: skip
+        null = {"softmax": 500.0, "stablemax": math.nan, "float64": 1000.0, "perpgrad": 2000.0,
+                "adamw_wd": 500.0}  # fmt: skip
+        t90 = (null if case == "null" else effect)[arm["arm"]]
+        test = 0.03 if math.isnan(t90) else 0.95
+        collapse = 0.6 if arm["arm"] == "softmax" and case != "null" else 0.0
+        train = 0.5 if case == "unfit" and arm["arm"] == "stablemax" else 1.0
+        return {"t90": t90, "test": test, "train": train, "collapse": collapse,
+                "logit_norm": 100.0, "best_test": test}  # fmt: skip
 
     def decide(self, cfg: SoftmaxCollapseConfig, table: pd.DataFrame) -> Decision:
         by = {a: table[table["arm"] == a] for a in cfg.arms}

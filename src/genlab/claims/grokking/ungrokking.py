@@ -6,6 +6,14 @@ while a subset above it keeps it.
 Embedding-MLP on modular addition mod 23 (the paper: mod 113, a one-layer transformer or an MLP),
 full batch, AdamW; the ``subset_switch`` method trains on the full training set, then on its first
 ``keep`` examples. Semi-grokking is its own claim (``grokking.semi_grokking``).
+
+Controls of Dec 3 2026 (issue #30). The positive control was the smoke budget itself (``{}``); it
+is now other subsets, 0.15 and 0.5 of the table, on both sides of the critical size. The smoke
+budget switches at step 1,200, which its seed reaches mid-transition (measured: test 0.774 at step
+1,120, 0.896 at the switch, < 0.9: the "grokked before the switch" guard reads it inconclusive,
+as it did this positive control at 0.15 / 0.5 and the negative control), so the smoke budget only
+checks that the code runs (``smoke_decides = False``) and both controls switch at the full
+budget's step 1,500, with as many steps after the switch.
 """
 
 from __future__ import annotations
@@ -16,13 +24,15 @@ import pandas as pd
 from pydantic import Field, model_validator
 
 from genlab.claims import register
-from genlab.claims.base import Claim, Control, Decision, Ref
+from genlab.claims.base import Case, Claim, Control, Decision, Ref
 from genlab.claims.grokking._common import TEST, TRAIN, MLPConfig, mlp_base
 from genlab.claims.guards import Fit, NotApplicable
 from genlab.claims.measures import Derived, Final, series
 from genlab.design import Design
 from genlab.report.claim_figures import Curves
 
+# the controls switch where the full budget does, with as many steps after the switch as before
+SWITCH = {"switch_step": 1500, "steps": 3000}
 VARMA = Ref(116, "Varma, Shah, Kenton, Kram\u00e1r & Kumar 2023",
             "Explaining grokking through circuit efficiency")  # fmt: skip
 
@@ -72,6 +82,12 @@ class Ungrokking(Claim):
         "does not retain: inconclusive (the critical size is not bracketed)."
     )
     Config = UngrokkingConfig
+    scope = "proxy"
+    scope_note = (
+        "Varma et al. ungrok one-layer transformers on modular addition mod 113; here an "
+        "embedding-MLP on mod 23 (full-batch AdamW), the subset switch at a fixed step."
+    )
+    smoke_decides = False  # the smoke switch (step 1,200) comes mid-transition (measured)
     budgets = {"smoke": {"keep_fractions": [0.1, 0.45], "seeds": 1, "switch_step": 1200,
                          "steps": 2400}, "full": {}}  # fmt: skip
     GROKKED, UNGROKKED = 0.9, 0.5
@@ -83,10 +99,12 @@ class Ungrokking(Claim):
     aggregate = "median"
     figure = Curves((TEST,), by="keep_fraction", logx=False)
     controls = {
-        "negative": Control({"keep_fractions": [0.45, 0.55]}, "not reproduced", "subsets above "
-                            "the critical size: the generalizing circuit stays the more efficient "
-                            "one, so no subset ungrokks"),
-        "positive": Control({}, "reproduced", "the smoke budget: 0.1 ungrokks, 0.45 retains"),
+        "negative": Control({"keep_fractions": [0.45, 0.55], **SWITCH}, "not reproduced",
+                            "subsets above the critical size: the generalizing circuit stays the "
+                            "more efficient one, so no subset ungrokks", slow=True),
+        "positive": Control({"keep_fractions": [0.15, 0.5], **SWITCH}, "reproduced", "other subsets on "
+                            "both sides of the critical size (between 0.3 and 0.45 at the full "
+                            "budget): 0.15 of the table ungrokks, 0.5 retains", slow=True),
     }  # fmt: skip
 
     def arms(self, cfg: UngrokkingConfig):
@@ -95,6 +113,15 @@ class Ungrokking(Claim):
             "switch_step": cfg.switch_step, "keep": max(1, round(f * cfg.p**2))}}}
             for f in sorted(cfg.keep_fractions)}  # fmt: skip
         return Design(base, axes={"keep_fraction": keep}, seeds=cfg.seeds).expand()
+
+    def synthetic(self, cfg: UngrokkingConfig, arm: dict, case: Case) -> dict[str, float]:
+        """Effect: every run grokked (test 0.99 at the switch), the smallest subset ends at 0.02,
+        the others at 0.99; null: every subset keeps 0.99; unfit: the largest had not fit the
+        training set at the switch (train 0.5)."""
+        keep = sorted(cfg.keep_fractions).index(arm["keep_fraction"])
+        large = keep == len(cfg.keep_fractions) - 1
+        return {"train_at_switch": 0.5 if case == "unfit" and large else 1.0,
+                "test_at_switch": 0.99, "test": 0.02 if keep == 0 and case != "null" else 0.99}  # fmt: skip
 
     def decide(self, cfg: UngrokkingConfig, table: pd.DataFrame) -> Decision:
         med = table.groupby("keep_fraction")["test"].median().sort_index()

@@ -110,7 +110,8 @@ def paired(table: pd.DataFrame, key: str, a: Any, b: Any, measure: str = "ood") 
 
 def beats(table: pd.DataFrame, key: str, method: Any, base: Any, level: float, gap: float):
     """The two intervals of a method-vs-baseline claim: the method arm reaches ``level`` and beats
-    the baseline by ``gap`` (paired by seed, CI above 0)."""
+    the baseline by ``gap`` (paired by seed, CI above 0). The arms each reads: ``[method, [method,
+    base]]`` (``LengthClaim.decision``'s ``reads``)."""
     return [reaches(f"ood({method})", table.loc[table[key] == method, "ood"], level),
             Interval.of(f"ood({method}) - ood({base})", paired(table, key, method, base),
                         smallest=gap)]  # fmt: skip
@@ -128,6 +129,13 @@ class LengthClaim(Claim):
     floor = NotApplicable("floor", "the fit guard makes every arm learn the training lengths; "
                           "the claimed arm at 0 beyond them is then the refutation")  # fmt: skip
 
+    @staticmethod
+    def values(ood: float, fit: bool = True) -> dict[str, float]:
+        """One run's synthetic measures (``Claim.synthetic``): out-of-range exact match ``ood``,
+        per token a little above it, and val exact match 0.99, or 0.5 for an arm that did not
+        fit."""
+        return {"val": 0.99 if fit else 0.5, "ood": ood, "ood_token": min(1.0, ood + 0.2)}
+
     def design(self, cfg: LengthConfig, task: dict, axes: dict, model: dict | None = None):
         """The arms: ``task`` trained with ``model`` (default the transformer of ``cfg``) at each
         point of ``axes``, for ``cfg.seeds`` seeds."""
@@ -135,13 +143,32 @@ class LengthClaim(Claim):
         return Design(base, axes, seeds=cfg.seeds).expand()
 
     def decision(self, ivs: Sequence[Interval], cfg: LengthConfig, table: pd.DataFrame,
-                 key: str, order: Sequence[Any], unit: str = "") -> Decision:  # fmt: skip
+                 key: str, order: Sequence[Any], unit: str = "",
+                 reads: Sequence[Any] | None = None) -> Decision:  # fmt: skip
         """Reproduced when every interval holds, not reproduced when one is refuted; the
-        estimates as statistics, the setting and each arm's seed means as the sentence."""
+        estimates as statistics, the setting and each arm's seed means as the sentence.
+        ``reads``: per interval, the arm (value of ``key``, or a list of them) it is drawn from; a
+        refutation then reads only the arms of a refuted interval (``refuting``), so the fit
+        guard judges those alone (an arm it does not read may not have fit). ``None``: every
+        arm."""
         g = table.groupby(key, sort=False)[["ood", "ood_token", "val"]].mean()
         arms = ", ".join(f"{a} {g.loc[a, 'ood']:.3f} [token {g.loc[a, 'ood_token']:.3f}] (val "
                          f"{g.loc[a, 'val']:.3f})" for a in order if a in g.index)  # fmt: skip
         sentence = (f"Out-of-range exact match (train <= {cfg.train_length}{unit}, test to "
                     f"{cfg.test_max}, {cfg.positional}): {arms}.")  # fmt: skip
-        return Decision(combine([iv.verdict() for iv in ivs]), {iv.name: iv.estimate for iv in ivs},
-                        sentence, list(ivs))  # fmt: skip
+        verdict = combine([iv.verdict() for iv in ivs])
+        read = None
+        if verdict == "not reproduced" and reads is not None:
+            read = self.refuting(table, key, [r for iv, r in zip(ivs, reads, strict=True)
+                                              if iv.verdict() == "not reproduced"])  # fmt: skip
+        return Decision(verdict, {iv.name: iv.estimate for iv in ivs}, sentence, list(ivs), read)
+
+    def refuting(self, table: pd.DataFrame, key: str, refuted: Sequence[Any]) -> list[dict]:
+        """What a refutation reads (``Decision.reads``): one refuted interval is enough, so the
+        arms (values of ``key``, or lists of them) of the first refuted interval whose arms all
+        fit; if none does, those of every refuted interval (the fit guard then says which did
+        not fit)."""
+        arms = self.summary(table)
+        sets = [list(r) if isinstance(r, list | tuple) else [r] for r in refuted]
+        fits = [s for s in sets if self.fit.check(arms[arms[key].isin(s)], [key]).ok]
+        return [{key: s} for s in (fits[:1] or sets)]

@@ -12,6 +12,14 @@ verdict speaks to recurrence with end-of-loop supervision only); d=64 and 4 head
 d=256 and 16 heads, T5 bias instead of RoPE, no dropout; p = 7 instead of 23, graphs of depth
 <= 3 (test 4..6) instead of <= 6 (test to 36), 100k programs seen about once instead of 50k for
 100 epochs.
+
+Judge change (Dec 3 2026, issue #30): a refutation now reads only the arms of one interval that
+refutes it, the first whose arms fit (``Decision.reads``, ``LengthClaim.refuting``: the looped arm
+for its level, both arms for the gap), so a baseline that did not fit no longer hides a looped arm
+that fits and fails; "reproduced" still needs both arms to fit. The recorded results were known
+(full: neither arm fits, val 0.225 / 0.210: inconclusive either way). No positive control is known
+(no budget tried here fits either arm), so the claim cannot record "not reproduced": no control
+licenses it. Its smoke budget (1 seed, 40 steps) only checks that the code runs.
 """
 
 from __future__ import annotations
@@ -21,7 +29,7 @@ from typing import Literal
 from pydantic import Field
 
 from genlab.claims import register
-from genlab.claims.base import Control, Ref
+from genlab.claims.base import Case, Control, Ref
 from genlab.claims.length._common import LengthClaim, LengthConfig, beats, lengths, transformer
 from genlab.models.positional import PositionalName
 from genlab.report.claim_figures import LengthCurves
@@ -60,6 +68,12 @@ class LoopedDepth(LengthClaim):
         ">= 0.2 (paired CI above 0). Not reproduced when either CI lies below its level."
     )
     Config = LoopedConfig
+    scope = "proxy"
+    scope_note = ("Altabaa et al. loop with per-iteration supervision, a discrete bottleneck and "
+                  "error correction, d=256, on depths <= 6 mod 23 tested to 36; genlab tests the "
+                  "recurrence alone (end-of-loop supervision), d=64, depths <= 3 mod 7 tested to "
+                  "6.")  # fmt: skip
+    smoke_decides = False
     budgets = {
         "smoke": {"train_length": 2, "test_max": 3, "n_test_lengths": 1, "p": 5, "ops": ["+"],
                   "n_leaves": 2, "n_names": 8, "n_train": 200, "n_test": 20, "d_model": 32,
@@ -87,11 +101,16 @@ class LoopedDepth(LengthClaim):
         axes = {"arm": {"transformer": {"model": transformer(cfg)}, "looped": {"model": looped}}}
         return self.design(cfg, task, axes)
 
+    def synthetic(self, cfg: LoopedConfig, arm: dict, case: Case) -> dict[str, float]:
+        """Effect: the looped model extrapolates (0.8), the transformer not (0.1); null: both at
+        0.1; unfit: as effect, the transformer not fitting."""
+        looped = arm["arm"] == "looped"
+        return self.values(0.8 if looped and case != "null" else 0.1, case != "unfit" or looped)
+
     def decide(self, cfg: LoopedConfig, table):
         ivs = beats(table, "arm", "looped", "transformer", 0.5, 0.2)
-        return self.decision(
-            ivs, cfg, table, "arm", ["looped", "transformer"], f" deep, mod {cfg.p}"
-        )
+        return self.decision(ivs, cfg, table, "arm", ["looped", "transformer"],
+                             f" deep, mod {cfg.p}", reads=["looped", ["looped", "transformer"]])  # fmt: skip
 
 
 register(LoopedDepth())

@@ -10,6 +10,13 @@ and neither extrapolates. Differences from the paper (no official code released)
 scratch rather than fine-tuning a pretrained LaMDA, 2 layers d=64, bit strings <= 8 tested to
 16 (the paper: <= 20 to 40 and more), our scratchpad layout, exact match of the whole target under
 teacher forcing (a lower bound on the final answer's greedy accuracy).
+
+Judge change (Dec 3 2026, issue #30): a refutation (a format's CI wholly above 0.2) now reads only
+one format that refutes it, the first that fits (``Decision.reads``, ``LengthClaim.refuting``), so
+a format that did not fit no longer hides one that fits and extrapolates; "reproduced" still needs
+both formats to fit. The recorded results were known (full: both fit; direct exact match 0.719, its
+CI above chance over 3 seeds straddling 0.2: inconclusive either way). The smoke budget (2 seeds: a
+t multiplier of 12.7) only checks that the code runs.
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from genlab.claims import register
-from genlab.claims.base import Control, Ref
+from genlab.claims.base import Case, Control, Ref
 from genlab.claims.guards import Interval, NotApplicable
 from genlab.claims.length._common import LengthClaim, LengthConfig, lengths
 from genlab.report.claim_figures import LengthCurves
@@ -47,6 +54,11 @@ class Scratchpad(LengthClaim):
         "when a format's CI lies wholly above 0.2."
     )
     Config = ScratchpadConfig
+    scope = "proxy"
+    scope_note = ("Anil et al. fine-tune pretrained LaMDA models on parity of <= 20 bits; genlab "
+                  "trains a 3-layer d=64 transformer from scratch on <= 8 bits, tests to 16, with "
+                  "its own scratchpad layout.")  # fmt: skip
+    smoke_decides = False
     budgets = {
         "smoke": {"train_length": 3, "test_max": 6, "n_test_lengths": 2, "n_train": 500,
                   "n_test": 50, "d_model": 32, "n_layers": 2, "steps": 400, "lr": 3e-3,
@@ -71,12 +83,19 @@ class Scratchpad(LengthClaim):
         axes = {"format": {f: {"task.params.format": f} for f in FORMATS}}
         return self.design(cfg, {"name": "seq_parity", "params": lengths(cfg)}, axes)
 
+    def synthetic(self, cfg: ScratchpadConfig, arm: dict, case: Case) -> dict[str, float]:
+        """Effect (no extrapolation): both formats at chance beyond training; null: both
+        extrapolate (0.95); unfit: as effect, the scratchpad not fitting."""
+        chance = CHANCE[arm["format"]]
+        return self.values(0.95 if case == "null" else chance,
+                           case != "unfit" or arm["format"] == "direct")  # fmt: skip
+
     def decide(self, cfg: ScratchpadConfig, table):
         chance = table["format"].map(CHANCE)
         score = ((table["ood"] - chance) / (1 - chance)).clip(lower=0).groupby(table["format"])
         ivs = [Interval.of(f"{f} above chance", score.get_group(f), smallest=0.2, absence=True)
                for f in FORMATS]  # fmt: skip
-        return self.decision(ivs, cfg, table, "format", FORMATS, " bits")
+        return self.decision(ivs, cfg, table, "format", FORMATS, " bits", reads=list(FORMATS))
 
 
 register(Scratchpad())

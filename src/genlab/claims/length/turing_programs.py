@@ -9,6 +9,15 @@ greedy decoding must reproduce (a lower bound on final-answer accuracy). Differe
 paper (no official code found): a 2-layer d=64 model with 4 heads (2 windowed) instead of ~150M
 parameters, train <= 4 digits and test 5..7 instead of <= 50 and up to 100, our own tape layout
 (``seq_arith.turing_chain``), a fixed training sample, no final-answer-only scoring.
+
+Judge change (Dec 3 2026, issue #30): a refutation now reads only the arms of one interval that
+refutes it, the first whose arms fit (``Decision.reads``, ``LengthClaim.refuting``: the Turing arm
+for its level, both arms for the gap), so a direct arm that did not fit no longer hides a Turing
+arm that fits and fails; "reproduced" still needs both arms to fit. The recorded results were known
+(full: neither arm fits, turing val 0.833, reversed 0.450: inconclusive either way). No positive
+control is known (no budget tried here fits the Turing arm), so the claim cannot record "not
+reproduced": no control licenses it. Its smoke budget (2 seeds, arms that do not fit) only checks
+that the code runs.
 """
 
 from __future__ import annotations
@@ -18,7 +27,7 @@ from typing import Literal
 from pydantic import Field
 
 from genlab.claims import register
-from genlab.claims.base import Control, Ref
+from genlab.claims.base import Case, Control, Ref
 from genlab.claims.length._common import LengthClaim, LengthConfig, beats, lengths
 from genlab.models.positional import PositionalName
 from genlab.report.claim_figures import LengthCurves
@@ -50,6 +59,12 @@ class TuringPrograms(LengthClaim):
         "either CI lies below its level."
     )
     Config = TuringConfig
+    scope = "proxy"
+    scope_note = ("Hou et al. train ~150M-parameter Hard-ALiBi transformers on <= 50-digit "
+                  "addition and test to 100, scoring the final answer; genlab trains a 2-layer "
+                  "d=64 model on <= 4 digits, tests 5-7, with its own tape layout, scoring the "
+                  "whole chain by teacher forcing.")  # fmt: skip
+    smoke_decides = False
     budgets = {
         "smoke": {"train_length": 2, "test_max": 3, "n_test_lengths": 1, "n_train": 1000,
                   "n_test": 50, "d_model": 32, "steps": 1000, "lr": 3e-3, "seeds": 2},
@@ -68,9 +83,16 @@ class TuringPrograms(LengthClaim):
         axes = {"format": {f: {"task.params.format": f} for f in ("turing", cfg.direct)}}
         return self.design(cfg, {"name": "seq_addition", "params": lengths(cfg)}, axes)
 
+    def synthetic(self, cfg: TuringConfig, arm: dict, case: Case) -> dict[str, float]:
+        """Effect: the Turing program extrapolates (0.8), the direct answer not (0.0); null: both
+        at 0.0; unfit: as effect, the direct answer not fitting."""
+        turing = arm["format"] == "turing"
+        return self.values(0.8 if turing and case != "null" else 0.0, case != "unfit" or turing)
+
     def decide(self, cfg: TuringConfig, table):
         ivs = beats(table, "format", "turing", cfg.direct, 0.5, 0.2)
-        return self.decision(ivs, cfg, table, "format", ["turing", cfg.direct], " digits")
+        return self.decision(ivs, cfg, table, "format", ["turing", cfg.direct], " digits",
+                             reads=["turing", ["turing", cfg.direct]])  # fmt: skip
 
 
 register(TuringPrograms())

@@ -5,6 +5,8 @@ appearance: ``style_digits``' four styles, averaged; noise: ``mnist1d_domains``)
 fits each of three layers (the last is the penultimate) on the training environments at the last
 step. The best intermediate layer is chosen by its mean over seeds (an oracle choice, as "some
 layer"). The paper probes pretrained ResNets/ViTs on real shifts and has a few-shot mode too.
+The claim cannot record "not reproduced": it has no positive control (no setting is known in which
+an intermediate layer must win most shifts), so such a decision is recorded inconclusive.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import pandas as pd
 from pydantic import Field, field_validator
 
 from genlab.claims import register
-from genlab.claims.base import Claim, Control, Decision, Ref
+from genlab.claims.base import Case, Claim, Control, Decision, Ref
 from genlab.claims.dg._common import DGConfig, dg_spec
 from genlab.claims.guards import Fit, Floor, Interval
 from genlab.claims.measures import Final
@@ -58,6 +60,10 @@ class IntermediateLayers(Claim):
         "are lost."
     )
     Config = LayersConfig
+    scope = "proxy"
+    scope_note = ("Uselis & Oh probe pretrained ResNets and ViTs on real distribution shifts, zero- "
+                  "and few-shot; genlab trains small CNNs (an MLP on MNIST-1D) with ERM on four "
+                  "digit-based shifts and probes three layers zero-shot")  # fmt: skip
     budgets = {"smoke": {"steps": 201}, "full": {"steps": 1001, "seeds": 5}}
     MIN_GAIN = 0.01  # fixed before running: a gain below one point is parity
     measures = {**{f"L{i}": Final("test/*", f"layer{i}_probe_acc") for i in range(3)},
@@ -80,6 +86,13 @@ class IntermediateLayers(Claim):
         base = dg_spec({"name": "colored_digits"}, CNN, cfg)
         base["eval"] = {"every": last, "log_points": 0, "probes": probes}
         return Design(base, {"shift": shifts}, seeds=cfg.seeds).expand()
+
+    def synthetic(self, cfg: LayersConfig, arm: dict, case: Case) -> dict[str, float]:
+        """Effect: on every shift the middle layer L1 beats the penultimate L2 by 0.1 held out;
+        null: L1 equals L2 (L0 below both); unfit: the rotation (or first) shift's ERM stops at val 0.3."""
+        gain = 0.0 if case == "null" else 0.1
+        unfit = case == "unfit" and arm["shift"] == cfg.shifts[0]
+        return {"L0": 0.5, "L1": 0.6 + gain, "L2": 0.6, "val": 0.3 if unfit else 0.9}
 
     def decide(self, cfg: LayersConfig, table: pd.DataFrame) -> Decision:
         won, lost, parts = [], [], []

@@ -4,16 +4,25 @@ removes the rise. One run per m of ``two_gaussian_ood`` carries the probe ``fld_
 Carlo mean of the FLD's exact Gaussian target error (the paper's code, ``neurodata/
 value-of-ood-data``, scores sampled test points: same expectation, more noise). Comparisons use
 3-standard-error intervals, since the minimum over m is selected.
+
+Positive control, Dec 3 2026 (issue #30): it was the claim's own smoke configuration (``{}``); it
+is now n = 20 target samples, the other end of the paper's range. Chosen from the closed-form
+curves of the paper's model (``genlab.analysis.fld_theory``, 4,000 draws) at a few settings of its
+range: at n = 20 (d = 10, theta = 45) the pooled error falls by 0.005 to m = 10 and rises by 0.030
+to m = 1000; with n = 10, d = 20 or 50 gives no rise up to m = 1000, and at d = 10 theta = 30
+gives no rise and theta = 60 almost no fall.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pandas as pd
 from pydantic import Field
 
 from genlab.claims import register
-from genlab.claims.base import Claim, Control, Decision, Ref
+from genlab.claims.base import Case, Claim, Control, Decision, Ref
 from genlab.claims.guards import Fit, Interval, NotApplicable, combine
 from genlab.claims.measures import Final
 from genlab.design import Design
@@ -57,6 +66,7 @@ class NonmonotoneValue(Claim):
         "running minimum by 0.002 (3-SE interval within +-0.002)."
     )
     Config = NonmonotoneConfig
+    scope = "paper"  # the paper's own two-Gaussian FLD setting, its expected error in closed form
     budgets = {"smoke": {"draws": 4000}, "full": {"draws": 50000, "alpha_grid": 41}}
     MIN = 0.002  # fixed before running: 0.2 points of target error
     measures = {"error": Final(SPLIT, "fld_error"), "error_se": Final(SPLIT, "fld_error_se"),
@@ -68,8 +78,10 @@ class NonmonotoneValue(Claim):
     figure = Scatter("m", "error", fit=False)
     controls = {
         "negative": Control({"theta": 0.0}, "not reproduced", "theta = 0: the OOD samples come "
-                            "from the target distribution, so more of them never hurt"),
-        "positive": Control({}, "reproduced", "theta = 45 at the smoke budget"),
+                            "from the target distribution, so more of them never hurt", slow=True),
+        "positive": Control({"n": 20}, "reproduced", "n = 20 target samples (the paper's "
+                            "range is 10-20): at theta = 45 the OOD samples still first cut the "
+                            "FLD's variance, then bias it, so the U shape stays", slow=True),
     }  # fmt: skip
 
     def arms(self, cfg: NonmonotoneConfig):
@@ -81,6 +93,28 @@ class NonmonotoneValue(Claim):
         return Design(
             base, {"m": {m: {"task.params.m": m} for m in sorted(set(cfg.m_grid))}}
         ).expand()
+
+    def synthetic(self, cfg: NonmonotoneConfig, arm: dict, case: Case) -> dict[str, float]:
+        """Effect: the pooled error falls from 0.25 to about 0.230 near m = 50 and rises to 0.238
+        at m = 1000, the weighted one falls throughout; null: the pooled error falls throughout
+        too; unfit: the FLD is near chance (0.47) at the largest m. Standard errors 3e-4."""
+        m, se = arm["m"], 3e-4
+        down = 0.16 + 0.09 * math.exp(-m / 50)
+        error = 0.23 + 0.02 * math.exp(-m / 5) + 8e-6 * m
+        if case == "null":
+            error = down
+        elif case == "unfit" and m == max(cfg.m_grid):
+            error = 0.47
+        return {"error": error, "error_se": se, "weighted": down, "weighted_se": se, "alpha": 0.5}
+
+    def synthetic_table(self, cfg: NonmonotoneConfig, case: Case, jitter: float = 0.0):
+        """The base table without its per-run jitter, each error moved by its own standard error
+        instead: the claim has no seeds, its intervals are the probe's Monte Carlo errors."""
+        table = super().synthetic_table(cfg, case, jitter)
+        rng = np.random.default_rng(47)
+        for col in ("error", "weighted"):
+            table[col] = table[col] + table[f"{col}_se"] * rng.standard_normal(len(table))
+        return table
 
     def decide(self, cfg: NonmonotoneConfig, table: pd.DataFrame) -> Decision:
         c = table.sort_values("m").reset_index(drop=True)

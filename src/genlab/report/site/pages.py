@@ -248,6 +248,10 @@ def _verdict_section(rec: VerdictRecord, claim: Any, final: pd.DataFrame, figure
     anchor = f"verdict-{slug(rec.budget)}-{rec.config_id}"
     parts = [f'<p class="verdict-line">{badge(rec.verdict, rec.budget)} '
              f"<span class=\"muted\">config {e(rec.config_id)} · {when(rec.created)}</span></p>"]  # fmt: skip
+    if rec.extras.get("scope"):
+        ctl = ", ".join(f"{n}: {v or 'not run'}" for n, v in rec.extras.get("controls", {}).items())
+        parts.append(f'<p class="muted">scope: {e(rec.extras["scope"])}'
+                     f"{' · controls measured: ' + e(ctl) if ctl else ''}</p>")  # fmt: skip
     if rec.evidence:
         parts.append(f'<p class="evidence">{e(rec.evidence)}</p>')
     if rec.statistic:
