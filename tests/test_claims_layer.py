@@ -399,3 +399,17 @@ def test_a_sequential_seed_rule_adds_seeds_until_the_judge_decides(tmp_path, mon
     assert seen == [(2, rule.confidence(2)), (4, rule.confidence(4))]
     assert rule.confidence(2) == pytest.approx(1 - 0.05 * 2 / 4)
     assert result.verdict == "reproduced" and result.config["seeds"] == 4
+
+
+def test_licensable_decisions_follow_the_declared_controls():
+    from dataclasses import replace
+
+    from genlab.claims.audit import licensable
+
+    assert licensable(_stub({"negative": NEG, "positive": POS}), "smoke") == [
+        "reproduced", "not reproduced"]  # fmt: skip
+    assert licensable(_stub({"negative": NEG}), "smoke") == ["reproduced"]
+    known_to_fail = replace(NEG, open="measured: reproduced too")
+    assert licensable(_stub({"negative": known_to_fail, "positive": POS}), "smoke") == [
+        "not reproduced"]  # fmt: skip
+    assert licensable(_stub({"negative": replace(NEG, budget="full")}), "smoke") == []

@@ -166,3 +166,14 @@ def test_claims_audit_prints_the_interface_the_checks_read():
 def test_claims_freeze_needs_a_claim_and_a_reason_for_a_change():
     result = invoke("claims", "freeze")
     assert result.exit_code == 2 and "name a claim id" in result.output
+
+
+def test_claims_show_names_a_paper_outside_the_catalogue():
+    """A benchmark reference (``Ref(None, ...)``) is shown as not in the catalogue, with authors and
+    title; a catalogue row keeps its number."""
+    shown = invoke("claims", "show", "dg.colored_collapse")
+    text = " ".join(shown.stdout.split())
+    assert shown.exit_code == 0 and "#None" not in text
+    assert "paper not in the catalogue: Gulrajani & Lopez-Paz 2021, \u201cIn search" in text
+    assert "paper #8 Chen, Zhang" in " ".join(invoke("claims", "show", "dg.rationale_invariance")
+                                               .stdout.split())  # fmt: skip

@@ -9,6 +9,7 @@ the figures loaded and no console error was logged, and saves screenshots in ``t
 from __future__ import annotations
 
 import html as html_lib
+import json
 import os
 import re
 import shlex
@@ -94,7 +95,7 @@ def test_index_lists_all_papers_and_claims(site):
     claims = [r for r in index.refs if r.startswith("claims/")]
     listed = {Path(r.partition("#")[0]).stem for r in claims}
     rows = CliRunner().invoke(app, ["claims", "list", "--json"]).stdout
-    assert listed == {c["id"] for c in __import__("json").loads(rows)}
+    assert listed == {c["id"] for c in json.loads(rows)}
 
 
 def test_claim_page_reproduce_command_and_provenance(site):
@@ -126,6 +127,136 @@ def test_sweep_page_has_domainbed_table(site):
     assert "DomainBed table" in html and ">erm<" in html and ">irm<" in html
 
 
+def test_sweep_page_reproduce_file_is_a_sweep_file(site, tmp_path):
+    """The spec a sweep page links (``sweeps/<id>.json``) is accepted by ``genlab sweep FILE``, and
+    it is the same sweep: the same id, the same runs."""
+    out, store = site
+    [sid] = genlab.Store(store).sweeps()["sweep_id"]
+    res = CliRunner().invoke(app, ["sweep", str(out / "sweeps" / f"{sid}.json"), "--dry-run",
+                                   "--json", "--store", str(tmp_path / "st")])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    runs = genlab.Store(store).sweep(sid)["runs"]
+    assert doc["sweep_id"] == sid and {r["run_id"] for r in doc["runs"]} == {
+        r["run_id"] for r in runs
+    }
+
+
+def test_every_claim_page_and_row_shows_its_papers(site):
+    """A catalogue row links to its row of the index with the paper's name; a paper outside the
+    catalogue shows its authors and title, without a link."""
+    from genlab.claims import CLAIMS
+    from genlab.papers import catalogue
+
+    out, _ = site
+    names = {n: p.name for n, p in catalogue().items()}
+    index = (out / "index.html").read_text()
+    rows = dict(re.findall(r'<tr id="claim-([^"]+)".*?<td data-label="Papers">(.*?)</td>', index))
+    assert len(rows) == len(CLAIMS.entries())
+    for entry in CLAIMS.entries():
+        page = (out / "claims" / f"{entry.name}.html").read_text()
+        papers = re.search(r'<section id="papers">(.*?)</section>', page, re.S).group(1)
+        for ref in entry.obj.papers:
+            if ref.row is None:
+                cited = html_lib.escape(f"{ref.authors}, \u201c{ref.title}\u201d", quote=False)
+                for text in (papers, rows[entry.name]):
+                    assert cited in text and "not in the catalogue" in text, entry.name
+            else:
+                link = f'href="../index.html#paper-{ref.row}">#{ref.row} {html_lib.escape(names[ref.row])}'
+                assert link in papers, entry.name
+                assert f'href="#paper-{ref.row}">#{ref.row} {html_lib.escape(names[ref.row])}' in \
+                    rows[entry.name], entry.name  # fmt: skip
+    collapse = rows["dg.colored_collapse"]
+    assert "Gulrajani &amp; Lopez-Paz 2021" in collapse and "<a" not in collapse
+
+
+def test_site_opens_on_the_recorded_verdicts(site):
+    """Every claim row shows ``docs/verdicts.json``'s verdict (full budget, else smoke) beside the
+    store's, filterable; the claim page lists both recorded budgets beside the measured ones."""
+    out, _ = site
+    recorded = json.loads((Path(genlab.__file__).resolve().parents[2] / "docs" /
+                           "verdicts.json").read_text())  # fmt: skip
+    index = (out / "index.html").read_text()
+    assert 'select data-key="recorded"' in index and "docs/verdicts.json" in index
+    rows = dict(re.findall(r'<tr id="claim-([^"]+)" data-verdict="[^"]+" data-recorded="([^"]+)"',
+                           index))  # fmt: skip
+    assert set(rows) == set(recorded)
+    for cid, d in recorded.items():
+        shown = next((d[b]["verdict"] for b in ("full", "smoke")
+                      if d[b]["verdict"] != "not run"), "not run")  # fmt: skip
+        assert rows[cid] == shown.replace(" ", "-"), cid
+    page = (out / "claims" / f"{CLAIM}.html").read_text()
+    rec = re.search(r'<section id="recorded">(.*)<section id="claim">', page, re.S).group(1)
+    full = recorded[CLAIM]["full"]
+    assert f'<span class="badge v-{full["verdict"].replace(" ", "-")}">{full["verdict"]} ' \
+        '<span class="budget">full</span>' in rec and full["measured"] in rec  # fmt: skip
+    assert 'id="recorded-full"' in rec and 'id="recorded-smoke"' in rec
+    assert html_lib.escape(recorded[CLAIM]["scope_note"]) in rec
+    # the smoke verdict of the store stands beside the recorded smoke verdict, linked
+    smoke = rec.split('id="recorded-smoke"', 1)[1]
+    assert re.search(r'measured here</span> <a href="#verdict-smoke-\w+">', smoke)
+    assert "measured here</span> <span class=\"badge v-not-run\">" in rec.split(
+        'id="recorded-smoke"', 1)[0]  # fmt: skip
+
+
+def _recorded_site(tmp_path, recorded):
+    from genlab.claims import CLAIMS
+    from genlab.report.site import build_site
+
+    claims = {c: CLAIMS.get(c).obj for c in (CLAIM, "dg.colored_collapse")}
+    path = tmp_path / "verdicts.json"
+    if recorded is not None:
+        path.write_text(json.dumps(recorded))
+    out = tmp_path / "site"
+    build_site(genlab.Store(tmp_path / "store"), out, claims, path)
+    return out
+
+
+def test_recorded_verdict_under_the_current_rules(tmp_path):
+    """A verdict measured under the current rules shows its scope, reason, needs, controls'
+    measured verdicts, seeds and times; with no full verdict the smoke one is shown."""
+    measured = {"verdict": "inconclusive", "decision": "reproduced", "scope": "proxy",
+                "design_hash": "abc123", "frozen": True, "seeds": 5, "wall_s": 12.5,
+                "cpu_s": 20.0, "controls": {"negative": "not reproduced", "positive": None},
+                "evidence": "gain 0.01 [-0.01, 0.03]. Inconclusive because controls not run.",
+                "reason": "controls not run: positive", "needs": "run its controls: <here>",
+                "measured": "2026-12-02", "rules": "measured"}  # fmt: skip
+    recorded = {CLAIM: {"id": CLAIM, "family": "dg", "scope": "proxy", "scope_note": "digits",
+                        "papers": [8], "smoke": measured, "full": {"verdict": "not run"},
+                        "changes": [{"budget": "full", "reason": "more seeds"}]}}  # fmt: skip
+    out = _recorded_site(tmp_path, recorded)
+    index = (out / "index.html").read_text()
+    row = re.search(rf'<tr id="claim-{re.escape(CLAIM)}".*?</tr>', index).group(0)
+    assert 'data-recorded="inconclusive"' in row and 'data-verdict="not-run"' in row
+    assert '<span class="budget">smoke</span>' in row and "2026-12-02" in row
+    assert "why: controls not run: positive" in row
+    assert "needs: run its controls: &lt;here&gt;" in row
+    other = re.search(r'<tr id="claim-dg\.colored_collapse".*?</tr>', index).group(0)
+    assert 'data-recorded="not-run"' in other  # not in the file
+    page = (out / "claims" / f"{CLAIM}.html").read_text()
+    full, smoke = page.split('id="recorded-smoke"', 1)[0], page.split('id="recorded-smoke"', 1)[1]
+    assert "No verdict was recorded at this budget." in full.split('id="recorded-full"', 1)[1]
+    smoke = smoke.split('<section id="claim">', 1)[0]
+    for text in ("Inconclusive because</strong> controls not run: positive",
+                 "run its controls: &lt;here&gt;", '<span class="badge v-not-reproduced">',
+                 'positive: <span class="badge v-not-run">', "abc123", "12.5 s", "20.0 s",
+                 "<dt>seeds</dt><dd>5</dd>", "decision</dt><dd>reproduced</dd>"):  # fmt: skip
+        assert text in smoke, text
+    assert "earlier rules" not in smoke
+    assert "more seeds" in page and 'id="recorded-changes"' in page
+    assert (out / "claims" / "dg.colored_collapse.html").is_file()
+
+
+def test_site_without_a_verdict_file(tmp_path):
+    """An installed wheel has no docs/verdicts.json: the site shows the store's verdicts only."""
+    out = _recorded_site(tmp_path, None)
+    index = (out / "index.html").read_text()
+    assert "data-recorded" in index and 'select data-key="recorded"' not in index
+    assert ">Recorded<" not in index and "docs/verdicts.json" not in index
+    page = (out / "claims" / f"{CLAIM}.html").read_text()
+    assert 'id="recorded"' not in page and 'href="../index.html#paper-8">#8 ' in page
+
+
 def _browser():
     try:
         from playwright.sync_api import sync_playwright
@@ -134,6 +265,11 @@ def _browser():
     if not CHROMIUM.is_file():
         pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium; .ci/run does)")
     return sync_playwright
+
+
+# an image has loaded (waiting for a lazy one scrolled into view) and has pixels
+LOADED = ("(img) => (img.complete ? Promise.resolve() : new Promise(r => { img.onload = r; "
+          "img.onerror = r; })).then(() => img.naturalWidth > 0)")  # fmt: skip
 
 
 def test_site_in_a_real_browser(site):
@@ -169,6 +305,15 @@ def test_site_in_a_real_browser(site):
         page.screenshot(path=str(ARTIFACTS / "site-index-filtered.png"))
         page.select_option(".controls[data-for=papers-table] select[data-key=verdict]", "")
 
+        # the claims table filtered by the recorded verdict (docs/verdicts.json)
+        sel = ".controls[data-for=claims-table] select[data-key=recorded]"
+        page.select_option(sel, "reproduced")
+        shown = page.locator("#claims-table tbody tr:not([hidden])")
+        assert 0 < shown.count() < page.locator("#claims-table tbody tr").count()
+        for i in range(shown.count()):
+            assert shown.nth(i).get_attribute("data-recorded") == "reproduced"
+        page.select_option(sel, "")
+
         # sort by number, descending on the second click
         header = page.locator("#papers-table th button.sort").first
         header.click()
@@ -180,19 +325,20 @@ def test_site_in_a_real_browser(site):
         page.wait_for_load_state("load")
         assert page.url.endswith(f"claims/{CLAIM}.html")
         assert page.locator("h1").inner_text() == CLAIM
+        assert page.locator("#recorded-full .badge").first.is_visible()
+        assert page.locator("#papers a[href='../index.html#paper-8']").count() == 1
         imgs = page.locator("img")
         assert imgs.count() >= 1
         for i in range(imgs.count()):
-            imgs.nth(i).scroll_into_view_if_needed()
-            assert imgs.nth(i).evaluate("(img) => img.complete && img.naturalWidth > 0"), \
-                imgs.nth(i).get_attribute("src")  # fmt: skip
+            imgs.nth(i).scroll_into_view_if_needed()  # a lazy image loads once in view: wait
+            assert imgs.nth(i).evaluate(LOADED), imgs.nth(i).get_attribute("src")
         page.screenshot(path=str(ARTIFACTS / "site-claim.png"), full_page=True)
 
         # a sweep page, and phone width: no page wider than the screen
         page.goto(next((out / "sweeps").glob("*.html")).as_uri())
         for i in range(page.locator("img").count()):
             page.locator("img").nth(i).scroll_into_view_if_needed()
-            assert page.locator("img").nth(i).evaluate("(img) => img.naturalWidth > 0")
+            assert page.locator("img").nth(i).evaluate(LOADED)
         page.set_viewport_size({"width": 390, "height": 844})
         for name in ("index.html", f"claims/{CLAIM}.html"):
             page.goto((out / name).as_uri())

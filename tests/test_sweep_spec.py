@@ -135,3 +135,31 @@ def test_cli_dry_run_lists_runs(tmp_path):
     res = CliRunner().invoke(app, ["sweep", str(f), "--dry-run", "--store", str(tmp_path / "st")])
     assert res.exit_code == 0, res.output
     assert "6 runs" in res.output and not (tmp_path / "st").exists()
+
+
+@pytest.mark.parametrize(
+    "axes",
+    [
+        {"grid": {"optimizer.lr": [1e-3, 3e-3]}},
+        {"trials": 2, "random": {"optimizer.lr": {"log_uniform": [1e-4, 1e-2]}}},
+        {},
+    ],
+)
+def test_a_saved_sweep_file_is_accepted_with_the_same_id(tmp_path, axes):
+    """What the store keeps (``model_dump``, with empty ``grid``/``random`` tables) and the site
+    saves as ``sweeps/<id>.json`` is a sweep file ``genlab sweep FILE`` reads back as the same
+    sweep: the same id and the same runs."""
+    import json
+
+    from genlab.sweep.spec import as_sweep_file
+
+    sw = parse_sweep({**BASE, "seeds": 2, **axes})
+    stored = sw.model_dump(mode="json")
+    f = tmp_path / f"{sw.sweep_id}.json"
+    f.write_text(json.dumps(as_sweep_file(stored), indent=2))
+    res = CliRunner().invoke(app, ["sweep", str(f), "--dry-run", "--json",
+                                   "--store", str(tmp_path / "st")])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["sweep_id"] == sw.sweep_id and len(doc["runs"]) == len(sw.expand())
+    assert not (tmp_path / "st").exists()

@@ -13,7 +13,9 @@ checked as a measurement (DESIGN.md, "Claims can fail, and can pass"):
   other way — a negative control ``reproduced`` with the effect present, a positive control ``not
   reproduced`` without it — so that a guard or a re-judged ceiling does not decide it in advance.
 
-Nothing here trains; the measured verdicts come from a store when one is given.
+``licensable`` lists the decisions a control could license (a claim with no positive control
+cannot record "not reproduced", one whose negative control is known not to fail cannot record
+"reproduced"). Nothing here trains; the measured verdicts come from a store when one is given.
 """
 
 from __future__ import annotations
@@ -56,6 +58,17 @@ def check_control(claim: Claim, name: str) -> dict[str, Any]:
             "sensitive": got == opposite, "synthetic": {other: got}}  # fmt: skip
 
 
+def licensable(claim: Claim, budget: Budget) -> list[Verdict]:
+    """The decisions a control could license at ``budget``: ``reproduced`` needs a negative
+    control there, ``not reproduced`` a positive one, none of them known (``open``) to come out
+    otherwise. A decision missing here cannot be recorded, whatever the judge says: no control
+    that can fail licenses it."""
+    kinds = {"reproduced": "negative", "not reproduced": "positive"}
+    ctl = claim.applicable_controls(budget).values()
+    return [d for d, k in kinds.items()
+            if any(c.kind == k for c in ctl) and not any(c.kind == k and c.open for c in ctl)]  # fmt: skip
+
+
 def audit_claim(claim: Claim, store: Store | None = None) -> dict[str, Any]:
     """One claim's audit (the ``genlab claims audit --json`` object), with the rule each part
     breaks in ``problems`` (empty: the claim is sound by these rules)."""
@@ -88,6 +101,7 @@ def audit_claim(claim: Claim, store: Store | None = None) -> dict[str, Any]:
                             f"(synthetic: {c['synthetic']})")  # fmt: skip
     return {
         "id": claim.id, "scope": claim.scope, "scope_note": claim.scope_note,
+        "licensable": {b: licensable(claim, b) for b in budgets},
         "design_hash": {b: design_hash(claim, b) for b in budgets},
         "frozen": {b: frozen(claim, b) for b in budgets},
         "reachable": reachable, "cases": cases, "smoke_decides": claim.smoke_decides,
@@ -95,4 +109,4 @@ def audit_claim(claim: Claim, store: Store | None = None) -> dict[str, Any]:
     }  # fmt: skip
 
 
-__all__ = ["audit_claim", "case_verdicts", "check_control"]
+__all__ = ["audit_claim", "case_verdicts", "check_control", "licensable"]

@@ -61,7 +61,8 @@ def show_claim(
     out.print(f"[bold]{d['id']}[/] ({d['family']})")
     for p in d["papers"]:
         ref = f"{p.get('authors', '')}, \u201c{p.get('title', '')}\u201d" if "title" in p else ""
-        out.print(f"  paper #{p['row']} {escape(ref)}")
+        where = f"#{p['row']}" if p.get("row") is not None else "not in the catalogue:"
+        out.print(f"  paper {where} {escape(ref)}")
     out.print(f"  [bold]statement[/]: {escape(d['statement'])}")
     note = f" \u2014 {escape(d['scope_note'])}" if d["scope_note"] else ""
     out.print(f"  [bold]scope[/]: {d['scope']}{note}")
@@ -135,14 +136,17 @@ def audit_claims(
         emit_json(rows)
     else:
         table = Table(show_header=True, header_style="bold")
-        for col in ("id", "scope", "full reaches", "smoke reaches", "controls", "problems"):
-            table.add_column(col)
+        cols = ("id", "scope", "full", "licensed", "smoke", "controls",
+                "problems")  # fmt: skip
+        for col in cols:
+            table.add_column(col, no_wrap=col == "id")
         short = {"reproduced": "R", "not reproduced": "NR", "inconclusive": "I"}
         for r in rows:
             reach = {b: "/".join(short[v] for v in vs) for b, vs in r["reachable"].items()}
-            ctl = ", ".join(f"{n}: {c['expect']}" + (f" ({'/'.join(f'{v}' for v in c['measured'].values())})"
+            ctl = ", ".join(n + (f" ({'/'.join(short.get(v, '-') for v in c['measured'].values())})"
                             if store else "") for n, c in r["controls"].items())  # fmt: skip
-            table.add_row(r["id"], r["scope"], reach.get("full", ""),
+            lic = "/".join(short[v] for v in r["licensable"].get("full", [])) or "none"
+            table.add_row(r["id"], r["scope"], reach.get("full", ""), lic,
                           reach.get("smoke", "") + ("" if r["smoke_decides"] else " (runs only)"),
                           escape(ctl), escape("; ".join(r["problems"])) or "-")  # fmt: skip
         out.print(table)

@@ -24,7 +24,8 @@ def site(
     try:
         st = open_store(store)
         if not st.db_path.exists():
-            err.print(f"note: no store at {st.root} yet; the site lists papers and claims only")
+            err.print(f"note: no store at {st.root} yet; the site lists papers, claims and "
+                      "their recorded verdicts (docs/verdicts.json) only")  # fmt: skip
         index = build_site(st, out_dir, {e.name: e.obj for e in CLAIMS.entries()})
     except GenlabError as exc:
         fail(exc)

@@ -260,6 +260,13 @@ class SweepSpec(BaseModel):
         return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
+def as_sweep_file(data: dict[str, Any]) -> dict[str, Any]:
+    """A stored sweep spec (``SweepSpec.model_dump``, which keeps the empty default tables) as a
+    sweep file: without an empty ``grid`` or ``random``, which a file may not hold. It reads back as
+    the same spec, with the same sweep id."""
+    return {k: v for k, v in data.items() if k not in ("grid", "random") or v}
+
+
 def parse_sweep(data: dict[str, Any]) -> SweepSpec:
     """Validate a dict into a ``SweepSpec``; problems are a ``SpecError`` naming the field."""
     try:
@@ -278,4 +285,5 @@ def load_sweep(path: str | Path) -> tuple[SweepSpec, Path]:
     return parse_sweep(load_spec_file(str(p))), p.parent
 
 
-__all__ = ["Distribution", "RunSpec", "SweepSpec", "load_sweep", "parse_sweep", "set_path"]
+__all__ = ["Distribution", "RunSpec", "SweepSpec", "as_sweep_file", "load_sweep", "parse_sweep",
+           "set_path"]  # fmt: skip

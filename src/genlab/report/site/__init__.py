@@ -1,10 +1,12 @@
 """``genlab site OUT_DIR``: a static site from the store, readable offline and on a phone.
 
-``index.html`` lists the 120 catalogue papers (tier, cluster, components, claims, latest verdict)
-and every claim, filterable and sortable in the page; ``claims/<id>.html`` has one claim's statement,
-papers, description (its ``describe()``, as ``genlab claims list --json`` gives it), each verdict with its evidence,
-figure, the command that reproduces it and its provenance; ``sweeps/<id>.html`` has a sweep's
-DomainBed-style report. Plain HTML, one CSS and one JS file, no CDN: it works from ``file://``.
+``index.html`` lists the 120 catalogue papers (tier, cluster, components, claims, recorded and latest
+verdict) and every claim, filterable and sortable in the page; ``claims/<id>.html`` has one claim's
+statement, papers, recorded verdicts (``docs/verdicts.json`` of the repository, both budgets, beside
+the store's), description (its ``describe()``, as ``genlab claims list --json`` gives it), each
+verdict of the store with its evidence, figure, the command that reproduces it and its provenance;
+``sweeps/<id>.html`` has a sweep's DomainBed-style report and its spec as a sweep file. Plain HTML,
+one CSS and one JS file, no CDN: it works from ``file://``.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any
 
 from genlab.errors import SpecError
 from genlab.report.site import pages
-from genlab.report.site.data import gather, slug
+from genlab.report.site.data import RECORDED, gather, slug
 from genlab.store import Store
 
 
@@ -30,17 +32,21 @@ def _copy_assets(out: Path) -> None:
         (dest / name).write_text(src.read_text(encoding="utf-8"), encoding="utf-8")
 
 
-def build_site(store: Store, out: Path, claims: Mapping[str, Any]) -> Path:
+def build_site(store: Store, out: Path, claims: Mapping[str, Any],
+               recorded: Path | None = RECORDED) -> Path:  # fmt: skip
     """Write the site into ``out`` (created; its ``claims``/``sweeps``/``figures`` are replaced) and
-    return the index's path; ``claims`` maps claim ids to the registered claim objects."""
+    return the index's path; ``claims`` maps claim ids to the registered claim objects, and
+    ``recorded`` is the verdict file shown beside the store's verdicts (the repository's
+    ``docs/verdicts.json``; none when it is absent, as in an installed wheel)."""
     from genlab.analysis.aggregate import final_values
     from genlab.provenance import git_commit
     from genlab.report.sweep_report import build_report
+    from genlab.sweep.spec import as_sweep_file
 
     if out.exists() and not out.is_dir():
         raise SpecError(f"OUT_DIR {out} is a file; give a folder for the site")
-    data = gather(store, claims)
-    footer = pages.footer_html(str(store.root), git_commit()[0])
+    data = gather(store, claims, recorded)
+    footer = pages.footer_html(str(store.root), git_commit()[0], data.recorded_from)
     out.mkdir(parents=True, exist_ok=True)
     for sub in ("claims", "sweeps", "figures"):
         shutil.rmtree(out / sub, ignore_errors=True)
@@ -60,7 +66,7 @@ def build_site(store: Store, out: Path, claims: Mapping[str, Any]) -> Path:
                 figures[rec.config_id] = name
         claim = claims.get(cid)
         html = pages.claim_page(cid, data.claims.get(cid), recs, claim, papers, final, figures,
-                                footer)  # fmt: skip
+                                footer, data.recorded.get(cid))  # fmt: skip
         (out / "claims" / f"{cid}.html").write_text(html, encoding="utf-8")
 
     for sw in data.sweeps.itertuples():
@@ -76,7 +82,7 @@ def build_site(store: Store, out: Path, claims: Mapping[str, Any]) -> Path:
                 figures[name] = f"figures/sweep-{sw.sweep_id}-{slug(name)}.png"
                 (out / figures[name]).write_bytes(png)
         (out / "sweeps" / f"{sw.sweep_id}.json").write_text(
-            json.dumps(found["spec"], indent=2), encoding="utf-8"
+            json.dumps(as_sweep_file(found["spec"]), indent=2), encoding="utf-8"
         )
         intro = (f'<p class="lead">Sweep <code>{sw.sweep_id}</code>: {len(ids)} of '
                  f"{len(found['runs'])} runs in the store. Reproduce: save "

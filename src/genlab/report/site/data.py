@@ -4,6 +4,10 @@ Claim metadata is each claim's ``describe()`` (what ``genlab claims list --json`
 claims the caller passes (the CLI passes the registry, plugins included): the site renders whatever
 keys a row has, so a richer claim layer shows up without changing the site, and this package never
 imports the claims.
+
+The recorded verdicts are ``docs/verdicts.json`` of the repository (``tools/verdict_tables.py``
+writes it from the stores the verdicts were measured in), found the way ``claims.lock`` is; an
+installed wheel has no such file, and then the site shows the store's verdicts only.
 """
 
 from __future__ import annotations
@@ -13,13 +17,18 @@ import math
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+import genlab
+from genlab.errors import SpecError
 from genlab.store import Store
 
 VERDICTS = ("reproduced", "not reproduced", "inconclusive")
+BUDGETS = ("full", "smoke")  # the recorded verdict a claim shows: full budget, else smoke
+RECORDED = Path(genlab.__file__).resolve().parents[2] / "docs" / "verdicts.json"
 
 
 def slug(text: str) -> str:
@@ -101,21 +110,83 @@ def reproduce_command(claim: Any, rec: VerdictRecord) -> tuple[str, bool | None]
         return cmd, False
 
 
+def paper_refs(papers: Any) -> list[dict[str, Any]]:
+    """A claim's papers as ``{"row", "authors", "title"}``, from ``Ref`` objects, ``describe()``'s
+    dicts, bare catalogue rows (ints) or ``docs/verdicts.json``'s entries (a row, or the authors of
+    a paper outside the catalogue)."""
+    refs = []
+    for p in papers or []:
+        if isinstance(p, dict):
+            ref = {"row": p.get("row"), "authors": p.get("authors", ""),
+                   "title": p.get("title", "")}  # fmt: skip
+        elif isinstance(p, int) and not isinstance(p, bool):
+            ref = {"row": p, "authors": "", "title": ""}
+        elif isinstance(p, str):
+            ref = {"row": None, "authors": p, "title": ""}
+        else:
+            ref = {"row": getattr(p, "row", None), "authors": getattr(p, "authors", ""),
+                   "title": getattr(p, "title", "")}  # fmt: skip
+        refs.append(ref)
+    return refs
+
+
+def load_recorded(path: Path | None = RECORDED) -> dict[str, dict[str, Any]]:
+    """``docs/verdicts.json`` by claim id; empty when there is no such file (an installed wheel)."""
+    if path is None or not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise SpecError(f"{path}: not a verdict file ({exc}); remake it with "
+                        "tools/verdict_tables.py") from None  # fmt: skip
+    if not isinstance(data, dict) or not all(isinstance(d, dict) for d in data.values()):
+        raise SpecError(f"{path}: not a verdict file (an object of claim entries expected)")
+    return data
+
+
 @dataclass
 class SiteData:
     papers: list[Any]
     claims: dict[str, dict[str, Any]]  # id -> row of `claims list --json`
     verdicts: dict[str, list[VerdictRecord]]  # claim id -> newest first
     sweeps: pd.DataFrame
+    recorded: dict[str, dict[str, Any]] = field(default_factory=dict)  # id -> docs/verdicts.json
+    recorded_from: str | None = None  # the file they were read from
 
     def latest(self, claim_id: str) -> VerdictRecord | None:
         """The newest full-budget verdict, else the newest of any budget."""
         recs = self.verdicts.get(claim_id, [])
         return next((r for r in recs if r.budget == "full"), recs[0] if recs else None)
 
+    def recorded_verdict(self, claim_id: str) -> tuple[str, dict[str, Any]] | None:
+        return shown_recorded(self.recorded.get(claim_id))
 
-def gather(store: Store, registered: Mapping[str, Any]) -> SiteData:
-    """The site's data: ``registered`` maps claim ids to the claim objects of this process."""
+
+def shown_recorded(entry: dict[str, Any] | None) -> tuple[str, dict[str, Any]] | None:
+    """The recorded verdict a claim shows, ``(budget, entry)``: the full budget's, else the smoke
+    budget's; None when neither was recorded."""
+    entry = entry or {}
+    return next(((b, entry[b]) for b in BUDGETS if isinstance(entry.get(b), dict)
+                 and entry[b].get("verdict") in VERDICTS), None)  # fmt: skip
+
+
+def recorded_reason(rec: dict[str, Any]) -> str:
+    """Why a recorded verdict is inconclusive: its ``reason``, else what its evidence says after
+    "Inconclusive because" (entries measured under the earlier rules keep it there)."""
+    if rec.get("verdict") != "inconclusive":
+        return ""
+    evidence = str(rec.get("evidence") or "")
+    if rec.get("reason"):
+        return str(rec["reason"])
+    if " Inconclusive because " in evidence:
+        return evidence.split(" Inconclusive because ", 1)[1].rstrip(".")
+    return ""
+
+
+def gather(store: Store, registered: Mapping[str, Any],
+           recorded: Path | None = RECORDED) -> SiteData:  # fmt: skip
+    """The site's data: ``registered`` maps claim ids to the claim objects of this process;
+    ``recorded`` is the verdict file to show beside the store's (None: none)."""
     from genlab.papers import catalogue
 
     claims = {cid: claim_row(c) for cid, c in registered.items()}
@@ -129,4 +200,6 @@ def gather(store: Store, registered: Mapping[str, Any]) -> SiteData:
         rec.extras = store.verdict_extras(rec.claim_id, rec.config_id)
         rec.runs = runs[runs["run_id"].isin(rec.run_ids)]
         verdicts.setdefault(rec.claim_id, []).append(rec)
-    return SiteData(list(catalogue().values()), claims, verdicts, store.sweeps())
+    found = load_recorded(recorded)
+    return SiteData(list(catalogue().values()), claims, verdicts, store.sweeps(), found,
+                    str(recorded) if found else None)  # fmt: skip

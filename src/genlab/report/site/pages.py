@@ -14,10 +14,21 @@ from typing import Any
 import pandas as pd
 
 from genlab import __version__
-from genlab.report.site.data import VERDICTS, SiteData, VerdictRecord, slug
+from genlab.report.site.data import (
+    BUDGETS,
+    VERDICTS,
+    SiteData,
+    VerdictRecord,
+    paper_refs,
+    recorded_reason,
+    shown_recorded,
+    slug,
+)
 
 e = html.escape
 NOT_RUN, NO_CLAIM = "not run", "no claim"
+EARLIER = "declared"  # docs/verdicts.json's "rules" of a verdict from before controls were measured
+RANKS = (*VERDICTS, NOT_RUN, NO_CLAIM)  # sort order of verdict cells
 
 
 def when(ts: float | None) -> str:
@@ -85,13 +96,16 @@ def table(df: pd.DataFrame, caption: str = "", cls: str = "") -> str:
             f"<tbody>{''.join(rows)}</tbody></table></div>\n")  # fmt: skip
 
 
-def controls(target: str, selects: dict[str, list[str]]) -> str:
-    """Filter controls for ``table#target``: a text search and one select per data attribute."""
+def controls(target: str, selects: dict[str, list[str]],
+             labels: dict[str, str] | None = None) -> str:  # fmt: skip
+    """Filter controls for ``table#target``: a text search and one select per data attribute
+    (labelled by ``labels``, else by the attribute's name)."""
     parts = [f'<label>Search <input type="search" data-key="text" placeholder="name, id, '
              f'component…" aria-label="search {e(target)}"></label>']  # fmt: skip
     for key, options in selects.items():
         opts = "".join(f'<option value="{e(slug(o))}">{e(o)}</option>' for o in options)
-        parts.append(f'<label>{e(key.title())} <select data-key="{e(key)}">'
+        label = (labels or {}).get(key, key.title())
+        parts.append(f'<label>{e(label)} <select data-key="{e(key)}">'
                      f'<option value="">any</option>{opts}</select></label>')  # fmt: skip
     return (f'<div class="controls" data-for="{e(target)}">{"".join(parts)}'
             f'<span class="count" aria-live="polite"></span></div>\n')  # fmt: skip
@@ -101,42 +115,97 @@ def sortable(cols: list[str]) -> str:
     return "".join(f'<th><button type="button" class="sort">{e(c)}</button></th>' for c in cols)
 
 
+def paper_items(refs: list[dict[str, Any]], papers: dict[int, Any], index: str) -> list[str]:
+    """Each paper as HTML: a catalogue row links to its row of the index (``index``: the index's
+    path from the page, ``""`` on the index itself) with the catalogue's name; a paper outside the
+    catalogue gives its authors and title, without a link."""
+    items = []
+    for ref in refs:
+        n, cited = ref["row"], ", ".join(filter(None, [ref["authors"], ref["title"] and
+                                                        f"\u201c{ref['title']}\u201d"]))  # fmt: skip
+        if n is None:
+            items.append(f'<span class="ref">{e(cited)} '
+                         '<span class="muted">(not in the catalogue)</span></span>')  # fmt: skip
+        elif n in papers:
+            items.append(f'<a href="{index}#paper-{n}">#{n} {e(papers[n].name)}</a>')
+        else:
+            items.append(f"#{n} {e(cited)}")
+    return items
+
+
+def recorded_line(budget: str, rec: dict[str, Any]) -> str:
+    """A recorded verdict's badge, with its date and, for one measured before controls were
+    measured, "earlier rules"."""
+    when_ = f' <span class="muted">{e(str(rec["measured"]))}</span>' if rec.get("measured") else ""
+    old = ' <span class="muted">(earlier rules)</span>' if rec.get("rules") == EARLIER else ""
+    return f"{badge(rec.get('verdict', NOT_RUN), budget)}{when_}{old}"
+
+
+def short(text: str, n: int = 140) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1].rsplit(" ", 1)[0] + " \u2026"
+
+
+def recorded_cell(budget: str, rec: dict[str, Any], scope: str) -> str:
+    """The index's cell of a recorded verdict: badge, date, scope and, for an inconclusive, why
+    and what would decide it (shortened; the claim page has them in full)."""
+    notes = [f"scope: {rec.get('scope') or scope}"] if rec.get("scope") or scope else []
+    if reason := recorded_reason(rec):
+        notes.append(f"why: {short(reason)}")
+    if rec.get("needs"):
+        notes.append(f"needs: {short(str(rec['needs']))}")
+    return recorded_line(budget, rec) + "".join(f'<br><span class="muted">{e(n)}</span>'
+                                                for n in notes)  # fmt: skip
+
+
 # ---- index ----------------------------------------------------------------------------------
 
 
 def _paper_row(p: Any, data: SiteData) -> str:
-    verdicts, badges, links = [], [], []
+    verdicts, badges, links, recorded, rec_badges = [], [], [], [], []
     for cid in p.claims:
         rec = data.latest(cid)
         v = rec.verdict if rec else NOT_RUN
         verdicts.append(v)
         links.append(f'<a href="claims/{e(cid)}.html">{e(cid)}</a>')
         badges.append(f'<a href="claims/{e(cid)}.html">{badge(v, rec.budget if rec else "")}</a>')
-    verdicts = verdicts or [NO_CLAIM]
-    rank = min((VERDICTS + (NOT_RUN, NO_CLAIM)).index(v) for v in verdicts)
+        found = data.recorded_verdict(cid)
+        recorded.append(found[1]["verdict"] if found else NOT_RUN)
+        rec_badges.append(f'<a href="claims/{e(cid)}.html#recorded">'
+                          f"{badge(found[1]['verdict'], found[0]) if found else badge(NOT_RUN)}</a>")  # fmt: skip
+    verdicts, recorded = verdicts or [NO_CLAIM], recorded or [NO_CLAIM]
+    rank = min(RANKS.index(v) for v in verdicts)
     chips = "".join(f'<span class="chip">{e(c)}</span>' for c in p.components)
+    rec_cell = (f'<td data-label="Recorded" data-sort="{min(RANKS.index(v) for v in recorded)}">'
+                f'<span>{" ".join(rec_badges) or badge(NO_CLAIM)}</span></td>') if data.recorded else ""  # fmt: skip
     return (f'<tr id="paper-{p.number}" data-family="{e(slug(p.family))}" data-tier="{e(slug(p.tier))}"'
             f' data-verdict="{" ".join(slug(v) for v in verdicts)}"'
+            f' data-recorded="{" ".join(slug(v) for v in recorded)}"'
             f' data-covered="{"yes" if p.components or p.claims else "no"}">'
             f'<td data-label="#" data-sort="{p.number}"><a href="#paper-{p.number}">{p.number}</a></td>'
             f'<td data-label="Paper">{e(p.name)}</td><td data-label="Family">{e(p.family)}</td>'
             f'<td data-label="Tier">{e(p.tier)}</td><td data-label="Cluster">{e(p.cluster)}</td>'
             f'<td data-label="Components">{chips or "—"}</td>'
-            f'<td data-label="Claims">{"<br>".join(links) or "—"}</td>'
-            f'<td data-label="Verdict" data-sort="{rank}">{" ".join(badges) or badge(NO_CLAIM)}</td>'
+            f'<td data-label="Claims">{"<br>".join(links) or "—"}</td>{rec_cell}'
+            f'<td data-label="Measured here" data-sort="{rank}">{" ".join(badges) or badge(NO_CLAIM)}</td>'
             "</tr>")  # fmt: skip
 
 
-def _claim_row(cid: str, row: dict[str, Any], data: SiteData) -> str:
+def _claim_row(cid: str, row: dict[str, Any], data: SiteData, papers: dict[int, Any]) -> str:
     rec = data.latest(cid)
     v = rec.verdict if rec else NOT_RUN
-    papers = ", ".join(f'<a href="#paper-{n}">#{n}</a>' for n in row.get("papers", [])
-                       if isinstance(n, int))  # fmt: skip
-    return (f'<tr id="claim-{e(cid)}" data-verdict="{slug(v)}" data-family="{e(slug(str(row.get("family", ""))))}">'
+    cited = "<br>".join(paper_items(paper_refs(row.get("papers")), papers, ""))
+    found = data.recorded_verdict(cid)
+    rv = found[1]["verdict"] if found else NOT_RUN
+    rec_cell = (f'<td data-label="Recorded" data-sort="{RANKS.index(rv)}"><span>'
+                f"{recorded_cell(*found, str(data.recorded[cid].get('scope') or '')) if found else badge(NOT_RUN)}"
+                "</span></td>") if data.recorded else ""  # fmt: skip
+    return (f'<tr id="claim-{e(cid)}" data-verdict="{slug(v)}" data-recorded="{slug(rv)}"'
+            f' data-family="{e(slug(str(row.get("family", ""))))}">'
             f'<td data-label="Claim"><a href="claims/{e(cid)}.html">{e(cid)}</a></td>'
-            f'<td data-label="Papers">{papers or "—"}</td>'
+            f'<td data-label="Papers"><span>{cited or "—"}</span></td>'
             f'<td data-label="Statement" class="statement">{e(str(row.get("statement", "")))}</td>'
-            f'<td data-label="Verdict" data-sort="{(VERDICTS + (NOT_RUN,)).index(v)}">'
+            f'{rec_cell}<td data-label="Measured here" data-sort="{RANKS.index(v)}">'
             f"{badge(v, rec.budget if rec else '')}</td>"
             f'<td data-label="When" data-sort="{rec.created if rec else 0}">'
             f"{when(rec.created if rec else None)}</td></tr>")  # fmt: skip
@@ -150,23 +219,44 @@ def index_page(data: SiteData, footer: str) -> str:
         rec = data.latest(cid)
         counts[rec.verdict if rec else NOT_RUN] = counts.get(rec.verdict if rec else NOT_RUN, 0) + 1
     summary = " ".join(f'<span class="stat">{badge(v)} {n}</span>' for v, n in sorted(counts.items(),
-                       key=lambda kv: (VERDICTS + (NOT_RUN,)).index(kv[0])))  # fmt: skip
+                       key=lambda kv: RANKS.index(kv[0])))  # fmt: skip
+    has_rec = bool(data.recorded)
+    recorded: dict[str, int] = {}
+    for cid in data.claims:
+        found = data.recorded_verdict(cid)
+        v = found[1]["verdict"] if found else NOT_RUN
+        recorded[v] = recorded.get(v, 0) + 1
+    rec_summary = " ".join(f'<span class="stat">{badge(v)} {n}</span>' for v, n in sorted(
+        recorded.items(), key=lambda kv: RANKS.index(kv[0])))  # fmt: skip
     intro = (f'<p class="lead">{len(papers)} seed papers, {covered} covered by a component or a '
-             f"claim; {len(data.claims)} claims, each with its latest verdict (full budget where it "
-             f"was run at full budget).</p><p class=\"summary\">{summary}</p>")  # fmt: skip
+             f"claim; {len(data.claims)} claims, each with "
+             + ("its recorded verdict (<code>docs/verdicts.json</code>: full budget, else smoke) and "
+                if has_rec else "") +
+             "the latest verdict measured in this store (full budget where it was run at full "
+             "budget).</p>" +
+             (f'<p class="summary"><span class="muted">recorded:</span> {rec_summary}</p>'
+              if has_rec else "") +
+             f'<p class="summary"><span class="muted">measured here:</span> {summary}</p>')  # fmt: skip
     families = sorted({p.family for p in papers})
     tiers = sorted({p.tier for p in papers})
     verdict_opts = [*VERDICTS, NOT_RUN, NO_CLAIM]
+    labels = {"verdict": "Measured here", "recorded": "Recorded"}
+    rec_sel = {"recorded": verdict_opts} if has_rec else {}
+    rec_col = ["Recorded"] if has_rec else []
     paper_rows = "\n".join(_paper_row(p, data) for p in papers)
-    papers_html = (controls("papers-table", {"family": families, "tier": tiers, "verdict": verdict_opts,
-                                       "covered": ["yes", "no"]}) +
+    papers_html = (controls("papers-table", {"family": families, "tier": tiers, **rec_sel,
+                                             "verdict": verdict_opts, "covered": ["yes", "no"]},
+                            labels) +
                    '<div class="scroll"><table id="papers-table" class="filterable cards"><thead><tr>'
                    + sortable(["#", "Paper", "Family", "Tier", "Cluster", "Components", "Claims",
-                               "Verdict"]) + f"</tr></thead><tbody>\n{paper_rows}\n</tbody></table></div>")  # fmt: skip
-    claim_rows = "\n".join(_claim_row(cid, row, data) for cid, row in sorted(data.claims.items()))
-    claims_html = (controls("claims-table", {"verdict": [*VERDICTS, NOT_RUN]}) +
+                               *rec_col, "Measured here"]) + f"</tr></thead><tbody>\n{paper_rows}\n</tbody></table></div>")  # fmt: skip
+    catalogue = {p.number: p for p in papers}
+    claim_rows = "\n".join(_claim_row(cid, row, data, catalogue)
+                           for cid, row in sorted(data.claims.items()))  # fmt: skip
+    claims_html = (controls("claims-table", {**({"recorded": [*VERDICTS, NOT_RUN]} if has_rec else {}),
+                                             "verdict": [*VERDICTS, NOT_RUN]}, labels) +
                    '<div class="scroll"><table id="claims-table" class="filterable cards"><thead><tr>'
-                   + sortable(["Claim", "Papers", "Statement", "Verdict", "When"]) +
+                   + sortable(["Claim", "Papers", "Statement", *rec_col, "Measured here", "When"]) +
                    f"</tr></thead><tbody>\n{claim_rows}\n</tbody></table></div>")  # fmt: skip
     sweeps = data.sweeps
     if sweeps.empty:
@@ -283,22 +373,95 @@ def _verdict_section(rec: VerdictRecord, claim: Any, final: pd.DataFrame, figure
     return section(anchor, title, "\n".join(parts), level=3)
 
 
+def _paper_list(refs: list[dict[str, Any]], papers: dict[int, Any]) -> str:
+    items = []
+    for ref, item in zip(refs, paper_items(refs, papers, "../index.html"), strict=True):
+        n = ref["row"]
+        title = ref["title"] and f"\u201c{ref['title']}\u201d"
+        about = [] if n is None else [ref["authors"], title]
+        if n in papers:
+            about += [papers[n].family, papers[n].tier]
+        about = [a for a in about if a]
+        muted = f' <span class="muted">{e(" · ".join(about))}</span>' if about else ""
+        items.append(f"<li>{item}{muted}</li>")
+    return f"<ul>{''.join(items)}</ul>" if items else "<p>—</p>"
+
+
+def _recorded_budget(cid: str, budget: str, rec: dict[str, Any], recs: list[VerdictRecord]) -> str:
+    """One budget's recorded verdict beside the newest one measured in this store at that budget."""
+    v = rec.get("verdict", NOT_RUN)
+    line = '<p class="verdict-line"><span class="muted">{}</span> {}</p>'
+    parts = [line.format("recorded", recorded_line(budget, rec))]
+    here = next((r for r in recs if r.budget == budget), None)
+    if here:
+        parts.append(line.format("measured here", f'<a href="#verdict-{slug(here.budget)}-'
+                                 f'{here.config_id}">{badge(here.verdict, here.budget)}</a> '
+                                 f'<span class="muted">{when(here.created)}</span>'))  # fmt: skip
+    else:
+        parts.append(line.format("measured here", f"{badge(NOT_RUN)} <code>genlab claims run "
+                                 f"{e(cid)} --budget {e(budget)}</code>"))  # fmt: skip
+    anchor, title = f"recorded-{slug(budget)}", f"{budget} budget"
+    if v not in VERDICTS:
+        parts.append("<p>No verdict was recorded at this budget.</p>")
+        return section(anchor, title, "\n".join(parts), level=3)
+    if rec.get("rules") == EARLIER:
+        parts.append('<p class="muted">Measured under the earlier rules: licensed by the controls '
+                     "the claim declared, not by their measured verdicts.</p>")  # fmt: skip
+    if rec.get("evidence"):
+        parts.append(f'<p class="evidence">{e(str(rec["evidence"]))}</p>')
+    reason = recorded_reason(rec)
+    if reason:
+        parts.append(f"<p><strong>Inconclusive because</strong> {e(reason)}.</p>")
+    if rec.get("needs"):
+        parts.append(f"<p><strong>Needs:</strong> {e(str(rec['needs']))}</p>")
+    ctl = rec.get("controls") or {}
+    if ctl:
+        items = "".join(f"<li>{e(n)}: {badge(m or NOT_RUN)}</li>" for n, m in ctl.items())
+        parts.append(f'<p class="muted">controls, as measured:</p><ul class="toc">{items}</ul>')
+    facts = {"measured": rec.get("measured"), "scope": rec.get("scope"),
+             "the claim's decision": rec.get("decision") if rec.get("decision") not in (None, v) else None,
+             "seeds": rec.get("seeds"),
+             "wall time": f"{rec['wall_s']:.1f} s" if isinstance(rec.get("wall_s"), int | float) else None,
+             "CPU time": f"{rec['cpu_s']:.1f} s" if isinstance(rec.get("cpu_s"), int | float) else None,
+             "design hash": rec.get("design_hash"),
+             "design frozen": {True: "yes", False: "no"}.get(rec.get("frozen")),
+             "rules": "earlier (declared controls)" if rec.get("rules") == EARLIER else rec.get("rules")}  # fmt: skip
+    parts.append(definition_list({k: x for k, x in facts.items() if x is not None}))
+    return section(anchor, title, "\n".join(parts), level=3)
+
+
+def _recorded_section(cid: str, entry: dict[str, Any], recs: list[VerdictRecord]) -> str:
+    note = f" \u2014 {e(str(entry['scope_note']))}" if entry.get("scope_note") else ""
+    intro = ('<p class="muted">As recorded in <code>docs/verdicts.json</code> (written by '
+             "<code>tools/verdict_tables.py</code> from the stores they were measured in), beside "
+             "the newest verdict measured in this store at each budget.</p>" +
+             (f"<p>scope: <strong>{e(str(entry['scope']))}</strong>{note}</p>" if entry.get("scope") else ""))  # fmt: skip
+    budgets = "".join(_recorded_budget(cid, b, entry[b] if isinstance(entry.get(b), dict) else {}, recs)
+                      for b in BUDGETS)  # fmt: skip
+    changes = entry.get("changes") or []
+    if changes:
+        budgets += section("recorded-changes", "Recorded design changes", value_html(changes),
+                           level=3)  # fmt: skip
+    return section("recorded", "Recorded verdicts", intro + budgets)
+
+
 def claim_page(cid: str, row: dict[str, Any] | None, recs: list[VerdictRecord], claim: Any,
                papers: dict[int, Any], final: pd.DataFrame, figures: dict[str, str],
-               footer: str) -> str:  # fmt: skip
+               footer: str, recorded: dict[str, Any] | None = None) -> str:  # fmt: skip
+    """``recorded``: the claim's entry of ``docs/verdicts.json``, if there is one."""
     row = dict(row or {})
     statement = row.pop("statement", "") or getattr(claim, "statement", "")
     row.pop("id", None)
-    nums = [n for n in (getattr(claim, "papers", None) or row.get("papers") or [])
-            if isinstance(n, int)]  # fmt: skip
-    plist = "".join(f'<li><a href="../index.html#paper-{n}">#{n}</a> '
-                    f"{e(papers[n].name) if n in papers else ''} "
-                    f'<span class="muted">{e(papers[n].family + " · " + papers[n].tier) if n in papers else ""}'
-                    "</span></li>" for n in nums)  # fmt: skip
-    head = (f"<h1>{e(cid)}</h1>" +
-            (badge(recs[0].verdict, recs[0].budget) if recs else badge(NOT_RUN)) +
-            f'<p class="lead statement">{e(statement)}</p>')  # fmt: skip
-    body = head + section("papers", "Papers", f"<ul>{plist}</ul>" if plist else "<p>—</p>")
+    refs = paper_refs(getattr(claim, "papers", None) or row.get("papers"))
+    here = badge(recs[0].verdict, recs[0].budget) if recs else badge(NOT_RUN)
+    shown = shown_recorded(recorded)
+    line = (f'<p class="verdict-line"><span class="muted">recorded</span> <a href="#recorded">'
+            f"{recorded_line(*shown) if shown else badge(NOT_RUN)}</a> · " if recorded else
+            '<p class="verdict-line">') + f'<span class="muted">measured here</span> {here}</p>'  # fmt: skip
+    head = f"<h1>{e(cid)}</h1>" + line + f'<p class="lead statement">{e(statement)}</p>'
+    body = head + section("papers", "Papers", _paper_list(refs, papers))
+    if recorded:
+        body += _recorded_section(cid, recorded, recs)
     if not row and claim is None:
         about = "<p>This claim is not registered in this genlab (a plugin not loaded?).</p>"
     else:
@@ -342,7 +505,10 @@ def report_page(title: str, blocks: list[tuple[str, Any]], figures: dict[str, st
     return page(title, "\n".join(body), "../", footer)
 
 
-def footer_html(store_root: str, commit: str | None) -> str:
+def footer_html(store_root: str, commit: str | None, recorded: str | None = None) -> str:
     c = f" · commit <code>{e(commit[:12])}</code>" if commit else ""
+    rec = (" The recorded verdicts are read from <code>docs/verdicts.json</code>; every other "
+           "number here is recomputed from that store.") if recorded else (
+           " Every number here is recomputed from that store.")  # fmt: skip
     return (f"Built by genlab {e(__version__)} from the store <code>{e(store_root)}</code> on "
-            f"{when(time.time())}{c}. Every number here is recomputed from that store.")  # fmt: skip
+            f"{when(time.time())}{c}.{rec}")  # fmt: skip
