@@ -74,12 +74,19 @@ def needs_of(claim_id: str, budget: str, reason: str, intervals: list[dict[str, 
     straddle = [iv for iv in intervals if iv.get("verdict") == "inconclusive"]
     if "intervals do not support" in reason or ("power" in reason) or (straddle and not parts):
         parts += [s for iv in straddle if (s := seeds_needed(iv))]
-    return "; ".join(parts) or "see the reason"
+    return "; ".join(parts) or (
+        "runs or parts that agree: all passing (reproduced) or at most "
+        "half (not reproduced); more seeds or steps, see the evidence"
+    )
 
 
 def entry(store: Store, row: Any, times: dict[str, Any], claim: Any) -> dict[str, Any]:
     extras = store.verdict_extras(row.claim_id, row.config_id)
     reason = reason_of(row.evidence) if row.verdict == "inconclusive" else ""
+    straddle = [iv for iv in extras.get("intervals", []) if iv.get("verdict") == "inconclusive"]
+    if row.verdict == "inconclusive" and not reason:  # the judge itself could not decide
+        reason = ("an interval straddles its threshold: " + "; ".join(iv["name"] for iv in straddle)
+                  if straddle else "the judge's parts disagree (see the evidence)")  # fmt: skip
     t = times.get(f"{row.claim_id}@{row.budget}", {})
     return {
         "verdict": row.verdict, "decision": extras.get("decision", row.verdict),
