@@ -17,14 +17,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import time
 from pathlib import Path
 
 import torch
 
 from genlab.claims import CLAIMS
-from genlab.claims.runner import run_claim
+from genlab.claims.runner import cpu_seconds, run_claim
 from genlab.store import Store
 
 LIMIT_S = 1200.0  # issue #36: deciding may take 20 minutes a claim, controls and seeds included
@@ -39,15 +38,6 @@ def _save(path: Path, records: dict) -> None:
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(records, indent=1, sort_keys=True))
     tmp.replace(path)
-
-
-def _cpu_s() -> float:
-    """CPU seconds of this process and its finished children (the pool's workers)."""
-    own, kids = (
-        resource.getrusage(resource.RUSAGE_SELF),
-        resource.getrusage(resource.RUSAGE_CHILDREN),
-    )
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def main() -> None:
@@ -84,18 +74,18 @@ def main() -> None:
     for e in todo:
         key = f"{e.name}@{args.budget}"
         rec = records.get(key, {"wall_s": 0.0, "cpu_s": 0.0, "complete": False})
-        t0, c0 = time.perf_counter(), _cpu_s()
+        t0, c0 = time.perf_counter(), cpu_seconds()
         try:
             r = run_claim(e.obj, store, args.budget, progress=args.progress, execute=args.executor)
         finally:  # an interrupted claim keeps the time it has cost so far
             if not rec["complete"]:
                 rec["wall_s"] += time.perf_counter() - t0
-                rec["cpu_s"] = rec.get("cpu_s", 0.0) + _cpu_s() - c0
+                rec["cpu_s"] = rec.get("cpu_s", 0.0) + cpu_seconds() - c0
             records[key] = rec
             _save(path, records)
         runs = ",".join(sorted(getattr(r, "run_ids", None) or []))
         if rec["complete"] and rec.get("runs", runs) != runs:  # changed: this attempt trained it
-            rec["wall_s"], rec["cpu_s"] = time.perf_counter() - t0, _cpu_s() - c0
+            rec["wall_s"], rec["cpu_s"] = time.perf_counter() - t0, cpu_seconds() - c0
         rec.update(complete=True, verdict=r.verdict, runs=runs)
         records[key] = rec
         _save(path, records)

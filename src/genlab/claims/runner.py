@@ -47,7 +47,7 @@ def stages(specs: Sequence[RunSpec]) -> list[list[RunSpec]]:
     return out
 
 
-def _cpu_s() -> float:
+def cpu_seconds() -> float:
     """CPU seconds of this process and its finished children (pool workers are joined per stage)."""
     own, kids = (
         resource.getrusage(resource.RUSAGE_SELF),
@@ -92,7 +92,7 @@ def run_claim(
         from genlab.sweep import make_executor
 
         execute = make_executor(execute)
-    started, cpu = time.time(), _cpu_s()
+    started, cpu = time.time(), cpu_seconds()
     if control is None and controls:
         for name, c in claim.applicable_controls(budget).items():
             run_claim(claim, store, c.budget, progress=progress, execute=execute, control=name)
@@ -140,7 +140,7 @@ def run_claim(
     })  # fmt: skip
     extras = verdict_extras(result.table, started)
     extras["guards"] = [g.__dict__ for g in result.guards]
-    extras.update(wall_s=time.time() - started, cpu_s=_cpu_s() - cpu)  # controls included
+    extras.update(wall_s=time.time() - started, cpu_s=cpu_seconds() - cpu)  # controls included
     extras["intervals"] = [{**iv.__dict__, "verdict": iv.verdict()} for iv in result.intervals]
     if n is not None:
         extras["seed_rule"] = {"looks": looks, "stopped_at": n, "confidence": rule.confidence(n)}
