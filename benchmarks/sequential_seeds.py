@@ -21,9 +21,12 @@ import numpy as np
 from scipy import stats
 
 from genlab.analysis.sequential import SeedRule
+from genlab.claims.base import uniform_rule
 
-SCHEDULES = {"3..10 by 2": SeedRule(3, 10, 2), "2..8 by 2": SeedRule(2, 8, 2),
-             "5..20 by 5": SeedRule(5, 20, 5)}  # fmt: skip
+# genlab's uniform rule (``genlab.claims.base.uniform_rule``: n, then 2n) at the claims' full seed
+# counts, and a finer schedule a claim may declare
+SCHEDULES = {f"{n}, {2 * n}": uniform_rule("full", n) for n in (2, 3, 5, 10)}
+SCHEDULES["3..10 by 2"] = SeedRule(3, 10, 2)
 S, SD = 0.1, 0.1  # stated effect and per-seed standard deviation (effect size 1 per seed)
 
 

@@ -401,6 +401,30 @@ def test_a_sequential_seed_rule_adds_seeds_until_the_judge_decides(tmp_path, mon
     assert result.verdict == "reproduced" and result.config["seeds"] == 4
 
 
+def test_the_uniform_seed_rule_reads_n_then_2n_at_full_only():
+    from genlab.analysis.sequential import SeedRule
+    from genlab.claims.base import uniform_rule
+
+    assert uniform_rule("full", 5) == SeedRule(5, 10, 5) and SeedRule(5, 10, 5).looks() == [5, 10]
+    assert uniform_rule("smoke", 5) is None and uniform_rule("full", 1) is None
+    assert uniform_rule("full", None) is None
+    for e in CLAIMS.entries():  # every claim replicating over seeds at full declares it
+        n = e.obj.config("full").model_dump().get("seeds")
+        assert e.obj.rule("full") == (SeedRule(n, 2 * n, n) if isinstance(n, int) and n >= 2 else None)
+
+
+def test_more_seeds_only_while_an_interval_straddles_and_every_arm_fits():
+    from genlab.claims.runner import straddles
+
+    toy, cfg = Toy(), ToyConfig()
+    wide = toy_table([0.5, 0.5], [0.6, 0.8])  # gain CI straddles 0 on two seeds
+    assert straddles(toy.evaluate(cfg, wide))
+    unfit = toy_table([0.5, 0.5], [0.6, 0.8], val=(0.95, 0.5))  # and the method did not fit
+    assert toy.evaluate(cfg, unfit).verdict == "inconclusive"
+    assert not straddles(toy.evaluate(cfg, unfit))
+    assert not straddles(toy.evaluate(cfg, toy_table([0.5, 0.52, 0.48], [0.6, 0.63, 0.59])))
+
+
 def test_licensable_decisions_follow_the_declared_controls():
     from dataclasses import replace
 

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from genlab.claims import CLAIMS
-from genlab.claims.freeze import changes
+from genlab.claims.base import BUDGETS
+from genlab.claims.freeze import changes, design_hash
 from genlab.store import Store
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
@@ -92,6 +93,7 @@ def entry(store: Store, row: Any, times: dict[str, Any], claim: Any) -> dict[str
         "verdict": row.verdict, "decision": extras.get("decision", row.verdict),
         "scope": extras.get("scope", claim.scope), "design_hash": extras.get("design_hash"),
         "frozen": bool(extras.get("frozen")), "seeds": row.config.get("seeds"),
+        "seed_rule": extras.get("seed_rule"),
         "wall_s": round(t["wall_s"], 1) if t.get("complete") else extras.get("wall_s"),
         "cpu_s": extras.get("cpu_s"), "controls": extras.get("controls", {}),
         "evidence": row.evidence, "reason": reason,
@@ -102,30 +104,47 @@ def entry(store: Store, row: Any, times: dict[str, Any], claim: Any) -> dict[str
     }  # fmt: skip
 
 
-def from_stores(smoke: str | None, full: str | None) -> dict[str, dict[str, Any]]:
-    """The newest verdict per claim and budget at the claim's current design, from the stores."""
+def from_stores(smoke: list[str], full: list[str]) -> dict[str, dict[str, Any]]:
+    """The newest verdict per claim and budget at the claim's current design (its configuration at
+    one of its seed rule's looks and, where recorded, its design hash), over the stores."""
     found: dict[str, dict[str, Any]] = {}
-    for budget, root in (("smoke", smoke), ("full", full)):
-        if root is None:
-            continue
-        store = Store(root)
-        suite = Path(root, "claims_suite.json")
-        times = json.loads(suite.read_text()) if suite.exists() else {}
-        v = store.verdicts()
-        for row in v[v["budget"] == budget].sort_values("created").itertuples():
-            if row.claim_id not in CLAIMS:
-                continue
-            claim = CLAIMS.get(row.claim_id).obj
-            looks = claim.seed_rule[budget].looks() if budget in claim.seed_rule else [None]
-            design = {claim.config_id(claim.config(budget, {"seeds": n} if n else None))
-                      for n in looks}  # fmt: skip
-            if row.config_id not in design:
-                continue  # a run under overrides, not the claim's design
-            found.setdefault(row.claim_id, {})[budget] = entry(store, row, times, claim)
+    newest: dict[tuple[str, str], float] = {}
+    for budget, roots in (("smoke", smoke), ("full", full)):
+        for root in roots:
+            store = Store(root)
+            suite = Path(root, "claims_suite.json")
+            times = json.loads(suite.read_text()) if suite.exists() else {}
+            v = store.verdicts()
+            for row in v[v["budget"] == budget].itertuples():
+                if row.claim_id not in CLAIMS or row.created < newest.get(
+                    (row.claim_id, budget), -1
+                ):
+                    continue
+                claim = CLAIMS.get(row.claim_id).obj
+                looks = rule.looks() if (rule := claim.rule(budget)) else [None]
+                design = {claim.config_id(claim.config(budget, {"seeds": n} if n else None))
+                          for n in looks}  # fmt: skip
+                if row.config_id not in design:
+                    continue  # a run under overrides, not the claim's design
+                recorded = store.verdict_extras(row.claim_id, row.config_id).get("design_hash")
+                if recorded and recorded != design_hash(claim, budget):
+                    continue  # judged by an earlier design (its judge or controls since changed)
+                newest[row.claim_id, budget] = row.created
+                found.setdefault(row.claim_id, {})[budget] = entry(store, row, times, claim)
     return found
 
 
-def update(smoke: str | None, full: str | None) -> dict[str, Any]:
+def earlier(rec: dict[str, Any] | None, claim: Any, budget: str) -> dict[str, Any]:
+    """A recorded entry the stores no longer hold at the current design: kept, and marked
+    ``"design": "earlier"`` (not frozen) when its design hash is not the claim's current one."""
+    if not rec:
+        return {"verdict": "not run"}
+    if rec.get("design_hash") and rec["design_hash"] != design_hash(claim, budget):
+        return {**rec, "frozen": False, "design": "earlier"}
+    return rec
+
+
+def update(smoke: list[str], full: list[str]) -> dict[str, Any]:
     old = json.loads(JSON.read_text()) if JSON.exists() else {}
     new = from_stores(smoke, full)
     out = {}
@@ -135,8 +154,7 @@ def update(smoke: str | None, full: str | None) -> dict[str, Any]:
         out[e.name] = {
             "id": e.name, "family": e.family, "scope": c.scope, "scope_note": c.scope_note,
             "papers": [p.row if p.row is not None else p.authors for p in c.papers],
-            **{b: new.get(e.name, {}).get(b) or prev.get(b) or {"verdict": "not run"}
-               for b in ("smoke", "full")},
+            **{b: new.get(e.name, {}).get(b) or earlier(prev.get(b), c, b) for b in BUDGETS},
             "changes": changes(e.name),
         }  # fmt: skip
     return out
@@ -144,7 +162,9 @@ def update(smoke: str | None, full: str | None) -> dict[str, Any]:
 
 def cell(rec: dict[str, Any]) -> str:
     v = rec.get("verdict", "not run")
-    return f"{v} (earlier rules)" if rec.get("rules") == OLD else v
+    if rec.get("rules") == OLD:
+        return f"{v} (earlier rules)"
+    return f"{v} (earlier design)" if rec.get("design") == "earlier" else v
 
 
 def short(text: str, n: int = 240) -> str:
@@ -181,8 +201,14 @@ def counts(data: dict[str, Any], budget: str) -> str:
     for d in data.values():
         n[d[budget]["verdict"]] = n.get(d[budget]["verdict"], 0) + 1
     old = sum(1 for d in data.values() if d[budget].get("rules") == OLD)
-    return (", ".join(f"{k} {v}" for k, v in sorted(n.items())) +
-            (f" ({old} under the earlier rules)" if old else ""))  # fmt: skip
+    stale = sum(1 for d in data.values() if d[budget].get("design") == "earlier")
+    notes = [
+        f"{old} under the earlier rules" if old else "",
+        f"{stale} from an earlier design of the claim" if stale else "",
+    ]
+    notes = [t for t in notes if t]
+    return ", ".join(f"{k} {v}" for k, v in sorted(n.items())) + (
+        f" ({'; '.join(notes)})" if notes else "")  # fmt: skip
 
 
 def render(data: dict[str, Any]) -> dict[Path, str]:
@@ -196,8 +222,8 @@ def render(data: dict[str, Any]) -> dict[Path, str]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--smoke")
-    ap.add_argument("--full")
+    ap.add_argument("--smoke", action="append", default=[], help="a smoke store (repeatable)")
+    ap.add_argument("--full", action="append", default=[], help="a full store (repeatable)")
     ap.add_argument("--check", action="store_true", help="exit 1 if a file would change")
     args = ap.parse_args(argv)
     data = update(args.smoke, args.full)

@@ -24,22 +24,34 @@ from typing import Any
 
 from genlab.claims.base import BUDGETS, CASES, Budget, Case, Claim, Verdict
 from genlab.claims.freeze import design_hash, frozen
-from genlab.claims.runner import measured_controls
+from genlab.claims.guards import CONFIDENCE
+from genlab.claims.runner import measured_controls, straddles
 from genlab.store import Store
 
 DECISIONS: tuple[Verdict, ...] = ("reproduced", "not reproduced")
 
 
 def case_verdicts(claim: Claim, budget: Budget, control: str | None = None) -> dict[Case, str]:
-    """The judge's verdict on each synthetic case at ``budget`` (or at ``control``'s design);
-    ``"error: ..."`` where the claim cannot build the table."""
-    cfg = claim.config(budget, control=control)
+    """The judge's verdict on each synthetic case at ``budget`` (or at ``control``'s design),
+    read as the runner reads it: at each look of the claim's seed rule, its intervals at that
+    look's level, while one straddles; ``"error: ..."`` where the claim cannot build the table."""
+    rule = claim.rule(budget) if control is None else None
     out: dict[Case, str] = {}
     for case in CASES:
-        try:
-            out[case] = claim.evaluate(cfg, claim.synthetic_table(cfg, case)).verdict
-        except NotImplementedError as exc:
-            out[case] = f"error: {exc}"
+        for n in rule.looks() if rule else [None]:
+            cfg = claim.config(budget, {"seeds": n} if n else None, control)
+            token = CONFIDENCE.set(rule.confidence(n)) if rule else None
+            try:
+                result = claim.evaluate(cfg, claim.synthetic_table(cfg, case))
+            except NotImplementedError as exc:
+                out[case] = f"error: {exc}"
+                break
+            finally:
+                if token is not None:
+                    CONFIDENCE.reset(token)
+            out[case] = result.verdict
+            if not straddles(result):
+                break
     return out
 
 

@@ -59,6 +59,17 @@ Case = Literal["effect", "null", "unfit"]
 CASES: tuple[Case, ...] = get_args(Case)
 
 
+def uniform_rule(budget: Budget, seeds: Any) -> SeedRule | None:
+    """genlab's one pre-registered seed rule (issue #36, declared for every claim at once on
+    2026-12-03, not per claim after its result): at the full budget, a design that replicates over
+    ``n >= 2`` seeds is read at ``n`` and, while an interval still straddles its threshold, once
+    more at ``2n`` (alpha 0.05 spent half at each look). Smoke budgets check that the code runs
+    and keep their seeds."""
+    if budget == "full" and isinstance(seeds, int) and seeds >= 2:
+        return SeedRule(seeds, 2 * seeds, seeds)
+    return None
+
+
 @dataclass(frozen=True)
 class Ref:
     """A paper a claim tests: its catalogue row (``None`` for a paper outside the seed catalogue,
@@ -165,8 +176,9 @@ class Claim:
     # fit): a smoke run then only checks that the code runs, and its verdict says so
     smoke_decides: ClassVar[bool] = True
     # seeds by a pre-registered sequential rule, per budget (the config's ``seeds`` is its first
-    # look): the runner adds seeds in groups until the judge decides or the rule's maximum
-    seed_rule: ClassVar[dict[str, SeedRule]] = {}
+    # look): the runner adds seeds in groups while an interval straddles, up to the rule's maximum;
+    # a budget not named here takes ``uniform_rule`` (``None`` declares none)
+    seed_rule: ClassVar[dict[str, SeedRule | None]] = {}
 
     # ---- what a claim is --------------------------------------------------------------------
 
@@ -194,7 +206,7 @@ class Claim:
             raise TypeError(f"claim {self.id}: scope must be one of {', '.join(SCOPES)}, "
                             f"got {self.scope!r}")  # fmt: skip
         for budget, rule in self.seed_rule.items():
-            if self.config(budget).model_dump().get("seeds") != rule.min_seeds:
+            if rule and self.config(budget).model_dump().get("seeds") != rule.min_seeds:
                 raise TypeError(f"claim {self.id}: its {budget} seed rule starts at "
                                 f"{rule.min_seeds} seeds, the config's 'seeds'")  # fmt: skip
         if self.scope != "paper" and not self.scope_note:
@@ -205,6 +217,13 @@ class Claim:
                 if name is not None and name not in self.measures:
                     raise TypeError(f"claim {self.id}: guard {g.kind} reads measure {name!r}, "
                                     f"which is not declared ({', '.join(self.measures)})")  # fmt: skip
+
+    def rule(self, budget: Budget) -> SeedRule | None:
+        """The seed rule at ``budget``: the declared one, else ``uniform_rule`` of the config's
+        seeds."""
+        if budget in self.seed_rule:
+            return self.seed_rule[budget]
+        return uniform_rule(budget, self.config(budget).model_dump().get("seeds"))
 
     def config(
         self,

@@ -53,7 +53,7 @@ def design(claim: Claim, budget: Budget) -> dict[str, Any]:
                          "config": claim.config(c.budget, control=n).model_dump(mode="json")}
                      for n, c in claim.applicable_controls(budget).items()},
         "aggregate": claim.aggregate, "smoke_decides": claim.smoke_decides,
-        "seed_rule": repr(claim.seed_rule.get(budget)),
+        "seed_rule": repr(claim.rule(budget)),
         "judge": hashlib.sha256(judge_source(claim).encode()).hexdigest(),
     }  # fmt: skip
 

@@ -68,6 +68,15 @@ def measured_controls(claim: Claim, store: Store, budget: Budget) -> dict[str, V
     return out
 
 
+def straddles(result: ClaimResult) -> bool:
+    """Whether more seeds could decide: the verdict is inconclusive, an interval straddles its
+    threshold and no guard but the intervals' own (power) failed. An arm that did not fit, or
+    parts that disagree, stop a seed rule (more seeds of the same design do not fix them)."""
+    failed = {g.kind for g in result.guards if not g.ok}
+    return (result.verdict == "inconclusive" and failed <= {"power"}
+            and any(iv.verdict() == "inconclusive" for iv in result.intervals))  # fmt: skip
+
+
 def run_claim(
     claim: Claim,
     store: Store,
@@ -86,8 +95,8 @@ def run_claim(
     the verdict names the controls not yet measured. With ``control`` (a name of
     ``claim.controls``), run that control instead, at its own budget: its verdict is recorded as
     the control's, not the claim's. A claim with a ``seed_rule`` at ``budget`` is judged at each of
-    the rule's looks in turn (its intervals at that look's level) until it decides; the seeds of
-    the last look are what the recorded configuration says."""
+    the rule's looks in turn (its intervals at that look's level) while an interval straddles
+    (``straddles``); the seeds of the last look are what the recorded configuration says."""
     if isinstance(execute, str):
         from genlab.sweep import make_executor
 
@@ -98,7 +107,7 @@ def run_claim(
             run_claim(claim, store, c.budget, progress=progress, execute=execute, control=name)
     if control is not None:
         budget = claim.controls[control].budget if control in claim.controls else budget
-    rule = claim.seed_rule.get(budget) if control is None else None
+    rule = claim.rule(budget) if control is None else None
     looks = rule.looks() if rule and "seeds" not in (overrides or {}) else [None]
     for n in looks:  # a sequential rule's looks, or the one design
         more = {"seeds": n} if n is not None else {}
@@ -115,7 +124,7 @@ def run_claim(
         finally:
             if token is not None:
                 CONFIDENCE.reset(token)
-        if result.verdict != "inconclusive":
+        if not straddles(result):
             break
     config_id = claim.config_id(cfg)
     if control is None:
