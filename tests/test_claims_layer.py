@@ -410,7 +410,9 @@ def test_the_uniform_seed_rule_reads_n_then_2n_at_full_only():
     assert uniform_rule("full", None) is None
     for e in CLAIMS.entries():  # every claim replicating over seeds at full declares it
         n = e.obj.config("full").model_dump().get("seeds")
-        assert e.obj.rule("full") == (SeedRule(n, 2 * n, n) if isinstance(n, int) and n >= 2 else None)
+        assert e.obj.rule("full") == (
+            SeedRule(n, 2 * n, n) if isinstance(n, int) and n >= 2 else None
+        )
 
 
 def test_more_seeds_only_while_an_interval_straddles_and_every_arm_fits():

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from genlab.claims import CLAIMS
-from genlab.papers import catalogue, registries
+from genlab.coverage import catalogue, registries
 
 
 def test_catalogue_has_the_120_seed_papers():

@@ -11,12 +11,12 @@ from torch import nn
 from genlab.data import TaskInfo
 from genlab.errors import SpecError
 from genlab.methods import METHODS
-from genlab.methods._dg import sample_params
 from genlab.methods.dg_irm import irm_penalty
 from genlab.methods.dg_mixup import mixup_loss
 from genlab.methods.dg_mldg import mldg_objective
 from genlab.methods.dg_mmd import GAMMAS, coral_distance, mmd_distance
 from genlab.methods.dg_rebias import hsic, nhsic
+from genlab.methods.dg_shared import sample_params
 
 INFO2 = TaskInfo("classification", 2, (1,), extra={"train_envs": ["a", "b"]})
 L_A, L_B = -math.log(3 / 4), -math.log(1 / 4)  # CE of constant logits [log 3, 0] for y = 0, 1

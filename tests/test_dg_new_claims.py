@@ -102,6 +102,26 @@ def test_oat(clean_gain, robust_gain, train, verdict):
     assert r.verdict == verdict, r.evidence
 
 
+@pytest.mark.parametrize(("clean_gain", "robust_gain", "verdict"), [
+    (0.0, 0.03, "inconclusive"),  # no clean gain, but the baseline leaves no room: not a refutation
+    (0.02, 0.03, "inconclusive"),  # nor is a gain there a confirmation
+    (0.0, -0.01, "not reproduced"),  # the PGD part refutes on arms far from any ceiling
+])  # fmt: skip
+def test_oat_clean_part_at_the_ceiling(clean_gain, robust_gain, verdict):
+    """Issue #31: standard training without OOD data at 0.978 clean accuracy (the full budget's)
+    is above the 0.95 ceiling: the clean part decides nothing, the PGD part still refutes."""
+
+    def values(lb):
+        on = lb["ood"] == "with"
+        return {"clean": 0.978 + on * (clean_gain + wobble(lb)) - 0.2 * (lb["training"] == "adversarial"),
+                "robust": 0.5 + on * (robust_gain + wobble(lb)), "train": 0.99}  # fmt: skip
+
+    r = judge("dg.oat", values, "full")
+    assert r.verdict == verdict, r.evidence
+    if verdict == "inconclusive":
+        assert "ceiling" in r.evidence, r.evidence
+
+
 # ---- dg.context_shift ---------------------------------------------------------------------------
 
 ROBUST = {"erm": 0.0, "groupdro": 0.05, "mixup": 0.1, "shuffle": 0.3}  # what each gains on shift

@@ -225,13 +225,36 @@ def test_influence_estimators_probe_and_bad_input():
     p = PROBES.get("influence_estimators")
     out = p.obj(model, EvalContext(model, data, 5), p.params(max_train=20, max_queries=5))
     assert set(out) == {("train/main", k) for k in ("ekfac_pearson", "dot_pearson",
-                        "ekfac_spearman", "dot_spearman", "damping")}  # fmt: skip
+                        "lissa_pearson", "ekfac_spearman", "dot_spearman", "lissa_spearman",
+                        "damping")}  # fmt: skip
     huge = p.obj(model, EvalContext(model, data, 5), p.params(max_train=20, max_queries=5,
                                                                 damping_factor=1e4))  # fmt: skip
     assert huge[("train/main", "ekfac_pearson")] > 0.99  # curvature swamped: all agree
     assert huge[("train/main", "dot_pearson")] > 0.99
+    assert huge[("train/main", "lissa_pearson")] > 0.99
     with pytest.raises(SpecError, match="max_params"):
         p.obj(model, EvalContext(model, data, 5), p.params(max_params=10))
+
+
+def test_lissa_converges_to_the_damped_inverse():
+    """LiSSA's stochastic Neumann series (Agarwal et al. 2017; Koh & Liang 2017) reaches the exact
+    damped inverse up to its sampling noise, and not after a few steps."""
+    from genlab.probes.ekfac import lissa_ihvp, top_eigenvalue
+    from genlab.probes.influence import damped_inverse
+
+    g = torch.Generator().manual_seed(0)
+    scale = torch.linspace(0.1, 2, 20, dtype=torch.float64)
+    u = torch.randn(600, 20, dtype=torch.float64, generator=g) * scale  # 200 samples x 3 classes
+    rhs = torch.randn(20, 4, dtype=torch.float64, generator=g)
+    exact = damped_inverse(u, 200, 0.5, rhs)
+    top = top_eigenvalue(u, 200) + 0.5
+    assert top == pytest.approx(float(torch.linalg.eigvalsh(u.T @ u / 200)[-1]) + 0.5, rel=1e-6)
+
+    def err(depth: int) -> float:
+        got = lissa_ihvp(u, 3, 0.5, rhs, depth, 50, 2 * top, torch.Generator().manual_seed(1))
+        return float((got - exact).norm() / exact.norm())
+
+    assert err(10) > 0.3 and err(1000) < 0.06
 
 
 def test_ekfac_is_exact_for_one_sample_per_layer_block():

@@ -10,11 +10,11 @@ import torch
 from torch import nn
 
 from genlab.data import TaskInfo
+from genlab.derived.unic import teacher_drop_weights
 from genlab.engine import run_spec
 from genlab.errors import SpecError
 from genlab.methods import METHODS
 from genlab.methods.averaging import Averaged, WeightAveraging
-from genlab.methods.unic import teacher_drop_weights
 from genlab.models.ghost_bn import GhostBatchNorm
 from genlab.regime import apply_regime
 from genlab.spec import parse_spec

@@ -7,13 +7,13 @@ import pytest
 import torch
 
 from genlab.data import Split
+from genlab.derived.useful import slow_cluster, upsample
 from genlab.engine import run_spec
 from genlab.errors import SpecError
 from genlab.spec import parse_spec
 from genlab.tasks import TASKS
 from genlab.tasks.multicolor import BORDER, PALETTE
 from genlab.tasks.pcfg_lm import alphabet
-from genlab.tasks.useful import slow_cluster, upsample
 
 
 def build(name, **params):

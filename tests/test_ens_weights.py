@@ -97,7 +97,7 @@ def test_from_run_starts_from_the_parent_and_heads(store, trio):
     with using_store(store):
         parent = plain_state(store, a)
         kept = load_model(store, a)
-        from genlab.models.from_run import FromRunParams, from_run
+        from genlab.derived.from_run import FromRunParams, from_run
         from genlab.tasks import TASKS
 
         info = TASKS.get("digits").obj(TASKS.get("digits").params(train_size=200), 0).info

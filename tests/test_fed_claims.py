@@ -56,6 +56,28 @@ def test_not_reproduced_when_updates_are_more_dissimilar():
     assert CLAIM.evaluate(cfg, t).verdict == "not reproduced"
 
 
+def test_not_reproduced_when_near_iid_clients_gain_as_much():
+    """The interaction (issue #31): a gain under skew that near-IID clients get as well is not
+    the heterogeneity effect the claim states (smoke measured 0.065 vs 0.067)."""
+    cfg, t = table({(0.1, "fedavg"): accs(0.88), (0.1, "fedimpro"): accs(0.93, 0.005),
+                    (100.0, "fedavg"): accs(0.88), (100.0, "fedimpro"): accs(0.93, 0.005)},
+                   LOW_DIS)  # fmt: skip
+    r = CLAIM.evaluate(cfg, t)
+    assert r.verdict == "not reproduced", r.evidence
+    assert r.statistic["gain"] == pytest.approx(0.05)
+    assert r.statistic["shrinkage"] == pytest.approx(0.0, abs=1e-9)
+
+
+def test_inconclusive_when_the_interaction_is_positive_but_not_shown_to_reach_its_size():
+    """Interaction 0.015 +- noise: CI above 0 is no longer enough, it must reach 0.02."""
+    iid = [0.93 + 0.035 + d for d in (-0.02, 0.01, -0.01, 0.02, 0.0)]
+    cfg, t = table({(0.1, "fedavg"): accs(0.88), (0.1, "fedimpro"): accs(0.93, 0.005),
+                    (100.0, "fedavg"): accs(0.93), (100.0, "fedimpro"): iid}, LOW_DIS)  # fmt: skip
+    r = CLAIM.evaluate(cfg, t)
+    assert r.verdict == "inconclusive", r.evidence
+    assert r.statistic["shrinkage"] == pytest.approx(0.015)
+
+
 def test_inconclusive_when_the_gain_is_noise_or_an_arm_did_not_fit():
     noisy = [0.80, 0.99, 0.85, 0.97, 0.88]  # mean gain ~0.02, CI straddles 0
     cfg, t = table({(0.1, "fedavg"): accs(0.88), (0.1, "fedimpro"): noisy,

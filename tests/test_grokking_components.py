@@ -6,9 +6,10 @@ import pytest
 import torch
 from typer.testing import CliRunner
 
-from genlab.analysis.phases import check_axis, classify, phase_design
+from genlab.analysis.phases import classify
 from genlab.cli.app import app
 from genlab.data import Split, TaskData, TaskInfo
+from genlab.design import check_axis, phase_design
 from genlab.engine.train import prepare
 from genlab.errors import SpecError
 from genlab.losses import cross_entropy, log_stablemax, stablemax_cross_entropy

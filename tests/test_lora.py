@@ -46,7 +46,7 @@ def test_skill_family_tasks_are_related_but_distinct():
 @needs_extra
 def test_lora_round_trip_and_merge_weights(store):
     """The hub's library, merged with w = e_i, is LoRA run i; w = 0 is the base."""
-    from genlab.models.lora_hub import LoraHubParams, lora_hub, upstream_specs
+    from genlab.derived.lora_hub import LoraHubParams, lora_hub, upstream_specs
     from genlab.store_context import using_store
     from genlab.weights.load import load_model
 

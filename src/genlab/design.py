@@ -108,3 +108,37 @@ class Design:
 
 
 __all__ = ["Arm", "Design", "Labels"]
+
+
+# ---- phase grids (``genlab.analysis.phases``) --------------------------------------------------
+
+
+def _numeric_fields(d: dict[str, Any], prefix: str = "") -> list[str]:
+    out = []
+    for k, v in d.items():
+        if isinstance(v, dict):
+            out += _numeric_fields(v, f"{prefix}{k}.")
+        elif isinstance(v, int | float) and not isinstance(v, bool):
+            out.append(prefix + k)
+    return out
+
+
+def check_axis(base: dict[str, Any], path: str, values: list[Any]) -> None:
+    """``SpecError`` unless ``path`` is a numeric field of the spec ``base`` and ``values`` are
+    numbers (a dotted path in full: ``optimizer.lr``, ``task.params.train_fraction``)."""
+    fields = _numeric_fields(parse_spec(base).model_dump(mode="json"))
+    if path not in fields:
+        raise SpecError(f"phase axis {path!r} is not a numeric field of the spec; numeric fields: "
+                        f"{', '.join(fields)}")  # fmt: skip
+    if not values or any(isinstance(v, bool) or not isinstance(v, int | float) for v in values):
+        raise SpecError(f"phase axis {path!r}: values must be a non-empty list of numbers, "
+                        f"got {values!r}")  # fmt: skip
+
+
+def phase_design(base: dict[str, Any], x: str, xs: list[float], y: str, ys: list[float],
+                 seeds: int = 1) -> Design:  # fmt: skip
+    """The grid ``x`` x ``y`` over ``base`` (both checked to be numeric spec fields), per seed;
+    each arm is labelled by the two paths."""
+    check_axis(base, x, xs)
+    check_axis(base, y, ys)
+    return Design(base, axes={x: xs, y: ys}, seeds=seeds)

@@ -2,15 +2,20 @@
 
 Rows come from ``papers_catalog.tsv`` (made from ``shared/papers/catalog.md`` by
 ``tools/catalog_to_tsv.py``); coverage is derived from the registries, never typed by hand.
+
+Floor: the bottom (data). The catalogue imports no registry: coverage is computed over the
+registries of the process that asks, where they are loaded (the report, the CLI), as
+``genlab.registry.kinds`` lists them, or over those it passes.
 """
 
 from __future__ import annotations
 
 import csv
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 
-from genlab.registry import Registry
+from genlab.registry import Registry, kinds
 
 
 @dataclass
@@ -24,25 +29,25 @@ class Paper:
     claims: list[str] = field(default_factory=list)
 
 
+ORDER = ("task", "model", "method", "probe", "claim")
+
+
 def registries() -> dict[str, Registry]:
-    """Every registry whose entries may cite papers, by kind."""
-    from genlab.claims import CLAIMS
-    from genlab.methods import METHODS
-    from genlab.models import MODELS
-    from genlab.probes import PROBES
-    from genlab.tasks import TASKS
-
-    return {"task": TASKS, "model": MODELS, "method": METHODS, "probe": PROBES, "claim": CLAIMS}
+    """Every registry whose entries may cite papers, by kind: those this process has imported
+    (``genlab.registry.kinds``), genlab's five first."""
+    regs = kinds()
+    return {k: regs[k] for k in (*ORDER, *sorted(set(regs) - set(ORDER))) if k in regs}
 
 
-def catalogue() -> dict[int, Paper]:
-    """All papers by number, each with the registered components and claims that cite it."""
+def catalogue(regs: Mapping[str, Registry] | None = None) -> dict[int, Paper]:
+    """All papers by number, each with the components and claims of ``regs`` (default:
+    ``registries()``) that cite it."""
     text = resources.files("genlab").joinpath("papers_catalog.tsv").read_text(encoding="utf-8")
     papers = {
         int(r["number"]): Paper(int(r["number"]), r["name"], r["family"], r["tier"], r["cluster"])
         for r in csv.DictReader(text.splitlines(), delimiter="\t")
     }
-    for kind, reg in registries().items():
+    for kind, reg in (registries() if regs is None else regs).items():
         for entry in reg.entries():
             for n in entry.papers:
                 if n in papers:

@@ -15,6 +15,10 @@ hash (of the file, or of every ``.py`` file of a module's top-level package) ent
 the path does not, so editing the plugin's code gives new runs and moving it does not. A plugin that
 raises at import, or registers a name that genlab (or another plugin) already has, is a
 ``SpecError`` naming the file and the name: exit code 2, nothing registered, nothing written.
+
+Floor: above the registries (it loads genlab's own components to catch a clash), below ``spec``;
+the registries call ``load_entry_points`` through the hook this module installs
+(``registry.on_load``), they do not import it.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from genlab.errors import SpecError
-from genlab.registry import DuplicateName, Registry
+from genlab.registry import DuplicateName, Registry, kinds, on_load
 
 GROUP = "genlab.plugins"
 FILE_PREFIX = "genlab_plugin_"  # file plugins are imported as modules named genlab_plugin_<stem>
@@ -63,10 +67,14 @@ _ENTRY_POINTS_LOADED = False
 
 
 def _registries() -> dict[str, Registry]:
-    """Every registry, with genlab's own components loaded (so a clash is caught as one)."""
-    from genlab.papers import registries
+    """Every registry, with genlab's own components loaded (so a clash is caught as one): the four
+    component registries, and those of upper floors this process has imported (claims)."""
+    import genlab.methods
+    import genlab.models
+    import genlab.probes
+    import genlab.tasks  # noqa: F401 - their packages create the registries
 
-    regs = registries()
+    regs = kinds()
     for reg in regs.values():
         reg.names()
     return regs
@@ -267,3 +275,6 @@ def load_entry_points() -> None:
         if ":" in ep.value:  # "pkg.mod:setup" names a function that registers the components
             names = _register_from(module, f"{module} (entry point {ep.name})", ep.load())
             _LOADED[module] = Plugin(plugin.module, None, plugin.sha256, plugin.names + names)
+
+
+on_load(load_entry_points)  # installed packages' plugins load with the registries

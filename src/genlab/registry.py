@@ -1,7 +1,14 @@
 """One generic registry: components are registered by name with a pydantic model of their params.
 
 Each package (``tasks``, ``models``, ``methods``, ``probes``) owns one ``Registry``. The first lookup
-imports every module of that package, so adding a component is adding a file.
+imports every module of that package, so adding a component is adding a file; then the modules of
+``EXTENSIONS``, genlab's own packages on upper floors that register components of these kinds
+(components built from finished runs) or a kind of run (federated runs), imported by name as an
+installed plugin's entry point is; then the hooks of ``on_load`` (``genlab.plugins`` installs the
+loading of entry points there).
+
+Floor: the bottom: imports nothing of genlab but ``errors``; the packages it loads by name
+register themselves into it.
 
     @TASKS.register("modular_arithmetic", ModularParams, papers=(55,))
     def build(params: ModularParams, data_seed: int) -> TaskData: ...
@@ -21,6 +28,24 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_serializer
 from genlab.errors import SpecError
 
 T = TypeVar("T")
+
+# genlab's packages above the engine that register tasks, models, methods or probes: imported by
+# name on every registry's first lookup, as an entry-point plugin is (never imported from here)
+EXTENSIONS = ("genlab.derived", "genlab.fed")
+_KINDS: dict[str, Registry] = {}  # kind -> the registry of a package of components
+_LOAD_HOOKS: list[Callable[[], None]] = []
+
+
+def kinds() -> dict[str, Registry]:
+    """The registries backed by a package (task, model, method, probe, claim, ...), by kind: each
+    is recorded when its package creates it, so this lists those this process has imported."""
+    return dict(_KINDS)
+
+
+def on_load(hook: Callable[[], None]) -> None:
+    """Call ``hook()`` after any registry has loaded its package (once per registry)."""
+    if hook not in _LOAD_HOOKS:
+        _LOAD_HOOKS.append(hook)
 
 
 class DuplicateName(ValueError):
@@ -89,6 +114,8 @@ class Registry(Generic[T]):
         self._package = package
         self._entries: dict[str, Entry[T]] = {}
         self._loaded = package is None
+        if package is not None:
+            _KINDS[kind] = self
 
     def register(
         self,
@@ -120,9 +147,10 @@ class Registry(Generic[T]):
         for mod in pkgutil.walk_packages(pkg.__path__, prefix=f"{self._package}."):
             if not mod.name.rpartition(".")[2].startswith("_"):
                 importlib.import_module(mod.name)  # sub-packages too (claims/<family>/)
-        from genlab.plugins import load_entry_points
-
-        load_entry_points()  # installed packages' plugins (entry-point group ``genlab.plugins``)
+        for package in EXTENSIONS:  # their ``__init__`` registers what they add
+            importlib.import_module(package)
+        for hook in list(_LOAD_HOOKS):  # e.g. installed packages' plugins (genlab.plugins)
+            hook()
 
     def names(self) -> list[str]:
         self._load()
@@ -134,8 +162,9 @@ class Registry(Generic[T]):
     def get(self, name: str) -> Entry[T]:
         self._load()
         if name not in self._entries:
-            allowed = ", ".join(self.names()) or "(none registered)"
-            raise SpecError(f"unknown {self.kind} {name!r}; allowed: {allowed}")
+            from genlab.suggest import unknown_name
+
+            raise SpecError(unknown_name(self.kind, name, self.names()))
         return self._entries[name]
 
     def __contains__(self, name: str) -> bool:

@@ -5,6 +5,10 @@ the optimiser, the budget, the evaluation schedule, stop rules, ``seed`` (initia
 order) and ``data_seed`` (the data realisation, shared by every method it is compared with).
 Its canonical JSON (defaults filled in, keys sorted) hashes to the run id, so running a spec twice
 is a no-op and a sweep resumes by skipping ids it has.
+
+Floor: above the registries (tasks, models, methods, probes) and ``plugins``, whose names it
+validates, and below the engine; a kind of run with components of its own (``genlab.fed``'s graph
+runs) registers its validation here (``register_resolver``), it is not imported.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -25,9 +30,20 @@ from pydantic import (
 )
 
 from genlab.errors import SpecError
+from genlab.plugins import load_all, owners, resolve_refs
 from genlab.registry import Registry, format_validation_error
 
 PRESETS_DIR = Path(__file__).parent / "presets"
+
+# kinds of run whose components are not the registries' (genlab.fed's graph runs): each takes a
+# spec and returns False if it is not of its kind, else validates it (SpecError) and returns True
+RESOLVERS: list[Callable[[RunSpec], bool]] = []
+
+
+def register_resolver(resolve: Callable[[RunSpec], bool]) -> None:
+    """Add a kind of run that validates its own components (see ``RESOLVERS``)."""
+    if resolve not in RESOLVERS:
+        RESOLVERS.append(resolve)
 
 
 class _Strict(BaseModel):
@@ -158,25 +174,21 @@ class RunSpec(_Strict):
     @classmethod
     def _load_plugins(cls, data: Any) -> Any:
         if isinstance(data, dict) and data.get("imports"):
-            from genlab.plugins import load_all
-
             data = {**data, "imports": load_all(data["imports"])}
         return data
 
     @model_validator(mode="after")
     def _resolve_components(self) -> RunSpec:
-        from genlab.fed.graph_spec import is_graph
-
-        if is_graph(self.task.name):  # a federated graph run: components of its own kind
-            from genlab.fed.graph_spec import resolve as resolve_graph
-
-            resolve_graph(self)
-            self._record_plugins()
-            return self
         from genlab.methods import METHODS
         from genlab.models import MODELS
         from genlab.probes import PROBES
         from genlab.tasks import TASKS
+
+        TASKS.names()  # loads the registries, and the packages that register kinds of run
+        for resolve_kind in RESOLVERS:  # e.g. a federated graph run: components of its own kind
+            if resolve_kind(self):
+                self._record_plugins()
+                return self
 
         def resolve(reg: Registry, comp: Component, where: str) -> None:
             comp.params = reg.params(comp.name, comp.params, where).model_dump(mode="json")
@@ -193,8 +205,6 @@ class RunSpec(_Strict):
         """Record the plugins whose components this spec uses, however they were loaded (``imports``,
         ``genlab --import``, entry points): a plugin it lists but does not use is left out, so
         editing it does not change this run's id."""
-        from genlab.plugins import owners
-
         used = [("task", self.task.name), ("model", self.model.name),
                 ("method", self.method.name), *(("probe", p.name) for p in self.eval.probes)]  # fmt: skip
         self.imports = [PluginRef(**rec) for rec in owners(used)]
@@ -272,8 +282,6 @@ def load_spec_file(ref: str) -> dict[str, Any]:
     except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
         raise SpecError(f"{path}: not valid {path.suffix.lstrip('.') or 'toml'}: {exc}") from None
     if isinstance(data, dict) and "imports" in data:  # plugin paths are relative to the file
-        from genlab.plugins import resolve_refs
-
         data["imports"] = resolve_refs(data["imports"], path.parent)
     return data
 

@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -316,6 +317,13 @@ class Store:
             self._conn.close()
             self._conn = None
 
+    def read_only(self) -> bool:
+        """Whether a write would be refused: the folder or its database marked read-only (as
+        ``_connect`` judges it, so also for root). An absent store is not read-only."""
+        if self.root.exists() and not _writable(self.root):
+            return True
+        return self.db_path.exists() and not _writable(self.db_path)
+
     def run_dir(self, run_id: str) -> Path:
         return self.root / "runs" / run_id
 
@@ -472,6 +480,41 @@ class Store:
         if len(rows) > 1:
             raise StoreError(f"{prefix!r} matches {len(rows)} runs; give more characters")
         return rows[0][0]
+
+    def delete_runs(self, run_ids: Sequence[str]) -> None:
+        """Delete runs with their metrics, artifacts and folders, all or none: the folders are
+        moved aside first, the rows deleted in one transaction, and the folders moved back if it
+        fails. A run that a live process is training is refused, with nothing deleted."""
+        ids = list(dict.fromkeys(run_ids))
+        self._connect(write=True)  # a read-only or damaged store: refused before anything moves
+        for rid in ids:
+            if self.is_live(rid):
+                raise StoreError(f"run {rid} is being trained by {self.holder(rid)}; "
+                                 "nothing deleted")  # fmt: skip
+        moved: list[tuple[Path, Path]] = []
+        try:
+            for rid in ids:
+                folder = self.run_dir(rid)
+                if folder.exists():
+                    aside = folder.with_name(f".deleting-{rid}")
+                    folder.rename(aside)
+                    moved.append((folder, aside))
+            with self._write() as c:
+                for rid in ids:
+                    holder = self._live_holder(rid, None, None)
+                    if holder is not None and not holder.is_me:
+                        raise StoreError(f"run {rid} is being trained by {holder}; nothing deleted")
+                for table in ("metrics", "artifacts", "leases", "runs"):
+                    c.executemany(f"DELETE FROM {table} WHERE run_id=?", [(r,) for r in ids])
+        except BaseException as exc:
+            for folder, aside in reversed(moved):
+                aside.rename(folder)
+            if isinstance(exc, OSError):
+                raise StoreError(f"cannot delete from store {self.root}: {exc.strerror} "
+                                 f"({exc.filename}); nothing deleted") from None  # fmt: skip
+            raise
+        for _, aside in moved:
+            shutil.rmtree(aside, ignore_errors=True)
 
     # ---- metrics and artifacts --------------------------------------------------------------
 

@@ -128,7 +128,7 @@ def audit_claims(
     from genlab.claims.audit import audit_claim
 
     try:
-        st = open_store(store) if store else None
+        st = open_store(store, reading=True) if store else None
         rows = [audit_claim(c, st) for c in _claims(claim_id, family)]
     except GenlabError as exc:
         fail(exc)

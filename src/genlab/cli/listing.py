@@ -23,7 +23,7 @@ class Kind(StrEnum):
 
 def listing(kind: str) -> list[dict]:
     """Rows for ``genlab list KIND``: name, one-line doc, params with defaults, papers."""
-    from genlab.papers import registries
+    from genlab.coverage import registries
     from genlab.spec import preset_description, preset_names
 
     if kind == "presets":
@@ -72,7 +72,7 @@ def papers(
     json_: JsonOpt = False,
 ) -> None:
     """The 120 seed papers: number, name, family, tier, and the components and claims citing each."""
-    from genlab.papers import catalogue
+    from genlab.coverage import catalogue
 
     rows = [
         p.__dict__ for p in catalogue().values()

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from genlab.cli.app import StoreOpt, app, claims_app, err, fail, open_store
+from genlab.cli.app import StoreOpt, app, claims_app, err, fail, open_store, output_error
 from genlab.errors import GenlabError, SpecError
 from genlab.report.tables import FORMATS
+from genlab.store import Store
 
 FormatOpt = Annotated[str, typer.Option("--format", "-f", help="md | html | latex")]
 OutOpt = Annotated[
@@ -24,18 +26,35 @@ def _check_format(fmt: str) -> None:
         raise SpecError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
 
 
-def _emit(rep, fmt: str, out: Path | None, default_name: str, store_root: Path) -> None:
+def _reports_dir(store: Store) -> Path:
+    """Where a report without ``--out`` keeps its figures (and html): the store's ``reports/``
+    folder, or a new temporary folder when the store is read-only (reading never writes there)."""
+    if not store.read_only():
+        return store.root / "reports"
+    tmp = Path(tempfile.mkdtemp(prefix="genlab-report-"))
+    err.print(f"note: store {store.root} is read-only; figures go to {tmp}", soft_wrap=True)
+    return tmp
+
+
+def _emit(rep, fmt: str, out: Path | None, default_name: str, store: Store) -> None:
     ext = {"md": "md", "html": "html", "latex": "tex"}[fmt]
+    needs_dir = out is None and (fmt == "html" or any(kind == "fig" for kind, _ in rep.blocks))
+    reports = _reports_dir(store) if needs_dir else store.root / "reports"
     if out is None and fmt == "html":
-        out = store_root / "reports" / f"{default_name}.{ext}"
-    base = out.parent if out else store_root / "reports"
+        out = reports / f"{default_name}.{ext}"
+    base = out.parent if out else reports
     figs = base / f"{out.stem if out else default_name}_figures"
-    text = rep.render(fmt, figures_dir=figs, relative_to=base if out else None)  # type: ignore[arg-type]
+    try:
+        if out is not None:
+            out.parent.mkdir(parents=True, exist_ok=True)
+        text = rep.render(fmt, figures_dir=figs, relative_to=base if out else None)  # type: ignore[arg-type]
+        if out is not None:
+            out.write_text(text)
+    except OSError as exc:
+        raise output_error(exc, "the report") from None
     if out is None:
         typer.echo(text, nl=False)
         return
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text)
     err.print(f"report: {out}")
 
 
@@ -51,7 +70,7 @@ def report(
 
     try:
         _check_format(fmt)
-        st = open_store(store)
+        st = open_store(store, reading=True)
         sweep = st.sweep(refs[0]) if len(refs) == 1 else None
         if sweep is not None:
             ids, title, name = [r["run_id"] for r in sweep["runs"]], f"sweep {sweep['name']}", \
@@ -68,7 +87,7 @@ def report(
                 ) from None
             title, name = f"runs {', '.join(i[:8] for i in ids)}", f"runs-{ids[0][:8]}"
         rep = build_report(st, ids, title)
-        _emit(rep, fmt, out, name, st.root)
+        _emit(rep, fmt, out, name, st)
     except GenlabError as exc:
         fail(exc)
 
@@ -86,8 +105,8 @@ def claims_report(
 
     try:
         _check_format(fmt)
-        st = open_store(store)
+        st = open_store(store, reading=True)
         rep = build_claims_report(st, CLAIMS.entries(), family)
-        _emit(rep, fmt, out, f"claims-{family or 'all'}", st.root)
+        _emit(rep, fmt, out, f"claims-{family or 'all'}", st)
     except GenlabError as exc:
         fail(exc)

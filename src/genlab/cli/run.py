@@ -1,8 +1,8 @@
-"""``genlab run``, ``runs``, ``show``, ``export`` and ``plot``: one run and what the store holds of it."""
+"""``genlab run``, ``show``, ``export`` and ``plot``: one run and what the store holds of it."""
 
 from __future__ import annotations
 
-import json
+import tempfile
 import warnings
 from pathlib import Path
 from typing import Annotated
@@ -11,7 +11,17 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from genlab.cli.app import JsonOpt, StoreOpt, app, emit_json, err, fail, open_store, out
+from genlab.cli.app import (
+    JsonOpt,
+    StoreOpt,
+    app,
+    emit_json,
+    err,
+    fail,
+    open_store,
+    out,
+    output_error,
+)
 from genlab.errors import GenlabError
 from genlab.report.plots import plot_curves
 from genlab.store import Store
@@ -22,11 +32,24 @@ def _show_warning(message: Warning | str, *_: object, **__: object) -> None:
 
 
 def _plot(store: Store, run_id: str, path: Path | None = None) -> Path:
+    """Draw a run's learning curves into ``path`` (default the run's folder) and record them as
+    its ``curves`` artifact. A read-only store records nothing: without ``path`` the figure
+    already drawn is kept, or a new one goes to a temporary folder."""
     metrics = store.metrics(run_id)
     spec = store.run(run_id)["spec"]
     title = f"{spec['task']['name']} · {spec['model']['name']} · {run_id}"
-    path = plot_curves(metrics, path or store.run_dir(run_id) / "curves.png", title)
-    store.add_artifact(run_id, "curves", path)
+    read_only = store.read_only()
+    if read_only and path is None:
+        drawn = store.artifacts(run_id).get("curves")
+        if drawn and Path(drawn).is_file():
+            return Path(drawn)
+        path = Path(tempfile.mkdtemp(prefix="genlab-plot-")) / "curves.png"
+    try:
+        path = plot_curves(metrics, path or store.run_dir(run_id) / "curves.png", title)
+    except OSError as exc:
+        raise output_error(exc, "the plot") from None
+    if not read_only:
+        store.add_artifact(run_id, "curves", path)
     return path
 
 
@@ -127,33 +150,6 @@ def run(
 
 
 @app.command()
-def runs(store: StoreOpt = None, json_: JsonOpt = False) -> None:
-    """List the runs in the store."""
-    try:
-        df = open_store(store).runs()
-    except GenlabError as exc:
-        fail(exc)
-    rows = []
-    for r in df.itertuples():
-        spec = json.loads(r.spec)
-        rows.append({
-            "run_id": r.run_id, "status": r.status, "step": int(r.step), "wall_s": r.wall_s,
-            "task": spec["task"]["name"], "model": spec["model"]["name"],
-            "method": spec["method"]["name"], "seed": spec["seed"], "data_seed": spec["data_seed"],
-        })  # fmt: skip
-    if json_:
-        emit_json(rows)
-        return
-    table = Table(show_header=True, header_style="bold")
-    for col in ("run_id", "status", "step", "wall_s", "task", "model", "method", "seed"):
-        table.add_column(col, no_wrap=col == "run_id")
-    for r in rows:
-        table.add_row(r["run_id"], r["status"], str(r["step"]), f"{r['wall_s']:.1f}", r["task"],
-                      r["model"], r["method"], str(r["seed"]))  # fmt: skip
-    out.print(table)
-
-
-@app.command()
 def show(
     run_id: Annotated[str, typer.Argument(help="run id or a unique prefix")],
     store: StoreOpt = None,
@@ -161,7 +157,7 @@ def show(
 ) -> None:
     """Summary of one run: status, spec, final metrics, artifacts."""
     try:
-        st = open_store(store)
+        st = open_store(store, reading=True)
         rid = st.resolve(run_id)
         row = st.run(rid)
         row["artifacts"] = st.artifacts(rid)
@@ -209,19 +205,22 @@ def export(
         from genlab.export import export as export_to
 
         try:
-            done = export_to(open_store(store), run_id, mlflow, tensorboard)
+            done = export_to(open_store(store, reading=True), run_id, mlflow, tensorboard)
         except GenlabError as exc:
             fail(exc)
         emit_json(done)
         return
     try:
-        st = open_store(store)
+        st = open_store(store, reading=True)
         df = st.metrics(st.resolve(run_id))
     except GenlabError as exc:
         fail(exc)
     text = df.to_csv(index=False)
     if output:
-        output.write_text(text)
+        try:
+            output.write_text(text)
+        except OSError as exc:
+            fail(output_error(exc, "the CSV"))
         err.print(f"wrote {len(df)} rows to {output}")
     else:
         typer.echo(text, nl=False)
@@ -235,7 +234,7 @@ def plot(
 ) -> None:
     """Redraw a run's learning curves (accuracy and loss per split, log step axis)."""
     try:
-        st = open_store(store)
+        st = open_store(store, reading=True)
         path = _plot(st, st.resolve(run_id), output)
     except GenlabError as exc:
         fail(exc)

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from genlab.cli.app import StoreOpt, app, err, fail, open_store, out
+from genlab.cli.app import StoreOpt, app, err, fail, open_store, out, output_error
 from genlab.errors import GenlabError
 
 
@@ -22,11 +22,14 @@ def site(
     from genlab.report.site import build_site
 
     try:
-        st = open_store(store)
+        st = open_store(store, reading=True)
         if not st.db_path.exists():
             err.print(f"note: no store at {st.root} yet; the site lists papers, claims and "
                       "their recorded verdicts (docs/verdicts.json) only")  # fmt: skip
-        index = build_site(st, out_dir, {e.name: e.obj for e in CLAIMS.entries()})
+        try:
+            index = build_site(st, out_dir, {e.name: e.obj for e in CLAIMS.entries()})
+        except OSError as exc:
+            raise output_error(exc, f"the site into {out_dir}") from None
     except GenlabError as exc:
         fail(exc)
     out.print(f"site: {index}")

@@ -7,6 +7,9 @@ adding its file; a plugin's components can be checked the same way:
     tiny = Tiny("/tmp/fixtures")
     spec = checks.check_tiny(tiny, "model", "my_model")
     checks.check_step(spec, "model my_model")
+
+Floor: the top, beside the CLI: the test kit, imported by tests and the CLI only
+(``tests/test_architecture.py``).
 """
 
 from genlab.conformance import checks

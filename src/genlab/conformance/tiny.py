@@ -9,7 +9,7 @@ A component's tiny configuration (its params) is, in this order:
 
 A component that reads finished runs from the store (a model fine-tuned from a run, a task
 re-weighted by one, a method distilling teachers) declares ``tiny=fn`` whose ``fn`` trains its
-tiny parent with ``tiny_run`` into the active store (``genlab.store_context``): the conformance
+tiny parent with ``genlab.derived.runs.tiny_parent`` into the active store (``genlab.store_context``): the conformance
 tests make one session store active while they build and check every component.
 
 Either way it must be tiny: a task holds at most ``MAX_EXAMPLES`` examples over all its splits and
@@ -47,14 +47,10 @@ BATCH = 32
 
 def tiny_run(task: str, model: str, steps: int = 2) -> str:
     """Train ``steps`` updates of the tiny ``task`` and ``model`` (their declared ``tiny`` params)
-    into the active store and return the run id: the parent run of a ``tiny=fn`` fixture."""
-    from genlab.engine import run_spec
-    from genlab.store_context import active_store
+    into the active store and return the run id (``genlab.derived.runs.tiny_parent``)."""
+    from genlab.derived.runs import tiny_parent
 
-    d = {kind: {"name": name, "params": dict(registry(kind).get(name).extra.get("tiny") or {})}
-         for kind, name in (("task", task), ("model", model))}  # fmt: skip
-    spec = parse_spec({**d, "steps": steps, "batch_size": BATCH, "eval": {"log_points": 0}})
-    return run_spec(spec, active_store(), progress=False).run_id
+    return tiny_parent(task, model, steps)
 
 
 class NotTiny(Exception):

@@ -1,1 +1,4 @@
-"""Raw data sources shared by several tasks (bundled or generated; never downloaded at run time)."""
+"""Raw data sources shared by several tasks (bundled or generated; never downloaded at run time).
+
+Floor: the bottom: imports only ``genlab.data``.
+"""

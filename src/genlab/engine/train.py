@@ -26,7 +26,7 @@ import torch
 from torch import nn
 
 from genlab.data import TaskData
-from genlab.engine import checkpoint
+from genlab.engine import checkpoint, contracts
 from genlab.engine import threads as threads_mod
 from genlab.engine.batches import BatchSampler
 from genlab.engine.lease import hold
@@ -90,11 +90,16 @@ def prepare(spec: RunSpec) -> Prepared:
     try:
         model = entry.obj(entry.params.model_validate(spec.model.params), data.info).to(dtype)
         method = meth.obj(meth.params.model_validate(spec.method.params), data.info)
+        method.grad_clip = spec.optimizer.grad_clip
+        method.total_steps = spec.steps
+        model = method.wrap(model)
     except ValueError as exc:
         raise SpecError(f"model/method: {exc}") from None
-    method.grad_clip = spec.optimizer.grad_clip
-    method.total_steps = spec.steps
-    model = method.wrap(model)
+    except GenlabError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a plugin's constructor may raise anything
+        raise SpecError(f"model {spec.model.name!r} / method {spec.method.name!r} could not be "
+                        f"built: {contracts.one_line(exc)} ({contracts.where(exc)})") from None  # fmt: skip
     optimizer = build_optimizer(model, spec.optimizer)
     probes = []
     for comp in spec.eval.probes:
@@ -115,7 +120,8 @@ def evaluate(prep: Prepared, step: int, logits: dict[str, torch.Tensor] | None =
     return out
 
 
-def _check_stop_rules(spec: RunSpec, metrics: Metrics) -> None:
+def check_stop_rules(spec: RunSpec, metrics: Metrics) -> None:
+    """``SpecError`` if a stop rule names a metric the first evaluation does not have."""
     for i, rule in enumerate(spec.stop):
         if (rule.split, rule.metric) not in metrics:
             known = sorted({f"{s}:{m}" for s, m in metrics})
@@ -125,7 +131,8 @@ def _check_stop_rules(spec: RunSpec, metrics: Metrics) -> None:
             )
 
 
-def _stop_hit(spec: RunSpec, metrics: Metrics, streaks: list[int]) -> bool:
+def stop_hit(spec: RunSpec, metrics: Metrics, streaks: list[int]) -> bool:
+    """Whether a stop rule has held for its patience (``streaks`` counts, updated in place)."""
     for i, rule in enumerate(spec.stop):
         v = metrics[(rule.split, rule.metric)]
         ok = v >= rule.threshold if rule.mode == "ge" else v <= rule.threshold
@@ -133,15 +140,34 @@ def _stop_hit(spec: RunSpec, metrics: Metrics, streaks: list[int]) -> bool:
     return any(s >= rule.patience for s, rule in zip(streaks, spec.stop, strict=True))
 
 
-def _rows(step: int, metrics: Metrics) -> list[tuple[int, str, str, float]]:
+def metric_rows(step: int, metrics: Metrics) -> list[tuple[int, str, str, float]]:
+    """One evaluation as the store's long-format rows ``(step, split, metric, value)``."""
     return [(step, s, m, v) for (s, m), v in metrics.items()]
 
 
-def _finished(store: Store, run_id: str) -> RunResult:
+def finished_result(store: Store, run_id: str) -> RunResult:
+    """The ``RunResult`` of a run the store has finished (nothing trained: ``skipped``)."""
     row = store.run(run_id)
     return RunResult(run_id, row["status"], row["step"], row["wall_s"],
                      row["summary"].get("final", {}), skipped=True,
                      threads=row["summary"].get("threads"))  # fmt: skip
+
+
+# kinds of run trained by a runner of their own, registered by their package (genlab.fed: "fed");
+# a runner takes run_spec's arguments, in its order
+RUNNERS: dict[str, Callable[..., RunResult]] = {}
+
+
+def register_runner(kind: str, train: Callable[..., RunResult]) -> None:
+    """Train the runs of ``kind`` with ``train`` (see ``RUNNERS``)."""
+    RUNNERS[kind] = train
+
+
+def runner(kind: str) -> Callable[..., RunResult]:
+    """The runner of ``kind``; a ``SpecError`` if no package registered one."""
+    if kind not in RUNNERS:
+        raise SpecError(f"no runner for {kind} runs is registered (genlab.{kind} not loaded)")
+    return RUNNERS[kind]
 
 
 def run_spec(
@@ -163,12 +189,10 @@ def run_spec(
     run_id = spec.run_id
     threads_mod.requested(threads)  # a bad count is bad input: fail before anything
     if not restart and store.status(run_id) in FINISHED:  # training again gives the same numbers
-        return _finished(store, run_id)
-    if spec.fed is not None:  # a federated run: rounds of Flower clients (genlab.fed)
-        from genlab.fed.runner import run_federated
-
+        return finished_result(store, run_id)
+    if spec.fed is not None:  # a federated run: rounds of clients, trained by its kind's runner
         with using_store(store):
-            return run_federated(spec, store, progress, on_eval, wait, restart, threads)
+            return runner("fed")(spec, store, progress, on_eval, wait, restart, threads)
     with using_store(store):  # components and probes built from other runs read this store
         return _run(spec, store, progress, on_eval, wait, restart, threads)
 
@@ -180,26 +204,48 @@ def _run(spec: RunSpec, store: Store, progress: bool, on_eval: Callable[[int, Me
     n_threads = threads_mod.choose(sum(p.numel() for p in prep.model.parameters()), threads)
     with threads_mod.using(n_threads):
         first = None
-        if restart or store.status(run_id) is None:  # validates stop rules before writing
-            first = evaluate(prep, 0)
-            _check_stop_rules(spec, first)
+        with _crash_fails_run(store, spec):  # plugins' contracts: exit 2 before anything is written
+            contracts.check_model(prep.model, prep.data, spec.model.name,
+                                  MODELS.get(spec.model.name).obj)  # fmt: skip
+            contracts.check_method(prep.method, prep.model, prep.data, spec.method.name,
+                                   spec.batch_size)  # fmt: skip
+            if restart or store.status(run_id) is None:  # validates stop rules before writing
+                first = evaluate(prep, 0)
+        if first is not None:
+            check_stop_rules(spec, first)
         with hold(store, run_id, wait=wait):
             status = store.status(run_id)  # another process may have finished it meanwhile
             if not restart and status in FINISHED:
-                return _finished(store, run_id)
+                return finished_result(store, run_id)
             run_dir = store.run_dir(run_id)
             if restart:
                 checkpoint.discard(run_dir / checkpoint.RESUME)
             state = checkpoint.load(run_dir / checkpoint.RESUME) if status and not restart else None
             if state is None and first is None:
-                first = evaluate(prep, 0)
-                _check_stop_rules(spec, first)
+                with _crash_fails_run(store, spec):
+                    first = evaluate(prep, 0)
+                check_stop_rules(spec, first)
             store.begin(run_id, spec.canonical_json())
             with recorded(store, run_id):
                 result = _train(prep, store, state, first if state is None else None, progress,
                                 on_eval, n_threads)  # fmt: skip
     result.threads = n_threads
     return result
+
+
+@contextmanager
+def _crash_fails_run(store: Store, spec: RunSpec) -> Iterator[None]:
+    """A component crashing before training (a model's forward in the step-0 evaluation) records
+    the run ``failed`` and names the line that raised, as a crash during training does; genlab's
+    own errors (bad input) pass through with nothing written."""
+    try:
+        yield
+    except GenlabError:
+        raise
+    except Exception:
+        store.begin(spec.run_id, spec.canonical_json())
+        with recorded(store, spec.run_id):
+            raise
 
 
 @contextmanager
@@ -216,7 +262,9 @@ def recorded(store: Store, run_id: str, unit: str = "step") -> Iterator[None]:
         at = _record_end(store, run_id, "failed", traceback.format_exc())
         if isinstance(exc, GenlabError):
             raise
-        raise GenlabError(f"run {run_id} failed at {unit} {at}: {exc!r}") from exc
+        place = contracts.where(exc)
+        raise GenlabError(f"run {run_id} failed at {unit} {at}: {contracts.one_line(exc)}"
+                          + (f" ({place})" if place else "")) from exc  # fmt: skip
 
 
 def _record_end(store: Store, run_id: str, status: str, error: str | None = None) -> int:
@@ -259,7 +307,7 @@ def _train(
         store.drop_metrics_after(run_id, start)
     else:
         store.drop_metrics_after(run_id, -1)
-        store.log_metrics(run_id, _rows(0, first or {}))
+        store.log_metrics(run_id, metric_rows(0, first or {}))
     last: Metrics = first or {}
     t0 = time.perf_counter()
     step, status, error = start, "done", None
@@ -281,11 +329,11 @@ def _train(
                 last.update({("optim", k): v / n_logs for k, v in logs_sum.items()})
                 last[("optim", "lr")] = prep.scheduler.get_last_lr()[0]
                 logs_sum, n_logs = {}, 0
-                store.log_metrics(run_id, _rows(step, last))
+                store.log_metrics(run_id, metric_rows(step, last))
                 bar.show(last)
                 if on_eval is not None:
                     on_eval(step, last)
-                if spec.stop and _stop_hit(spec, last, streaks):
+                if spec.stop and stop_hit(spec, last, streaks):
                     break
             if step % spec.checkpoint_every == 0 and step < spec.steps:
                 wall = wall0 + time.perf_counter() - t0

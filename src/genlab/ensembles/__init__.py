@@ -6,4 +6,7 @@
 - ``probe``: linear-probe accuracy of a model's frozen features on a task (UNIC, #77);
 - ``zoo``: a model zoo for domain generalization, its diversity and correlation shift estimates
   and a source-fitted combination (Chen et al., #48).
+
+Floor: registries, above ``methods`` (features by ``methods.dg_shared``), below ``probes`` and
+``derived``.
 """

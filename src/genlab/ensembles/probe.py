@@ -15,7 +15,7 @@ import torch
 from torch import Tensor, nn
 
 from genlab.data import TaskData
-from genlab.methods._dg import featurize
+from genlab.methods.dg_shared import featurize
 
 
 @torch.no_grad()

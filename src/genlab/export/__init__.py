@@ -4,6 +4,8 @@ params), every evaluation's metrics at their steps, status and timings, and the 
 
 ``genlab export RUN|SWEEP --mlflow DIR --tensorboard DIR``; a sweep exports all its runs, labelled
 with the sweep's axes.
+
+Floor: above the store; used by the CLI.
 """
 
 from __future__ import annotations

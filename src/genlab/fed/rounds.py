@@ -23,7 +23,7 @@ from genlab.engine import checkpoint
 from genlab.engine import threads as threads_mod
 from genlab.engine.lease import hold
 from genlab.engine.progress import RunProgress
-from genlab.engine.train import FINISHED, Metrics, RunResult, _finished, _rows, recorded
+from genlab.engine.train import FINISHED, Metrics, RunResult, finished_result, metric_rows, recorded
 from genlab.errors import GenlabError
 from genlab.spec import RunSpec
 from genlab.store import Store
@@ -40,7 +40,7 @@ def with_lease(spec: RunSpec, store: Store, model: nn.Module, wait: bool, restar
     with threads_mod.using(n_threads), hold(store, run_id, wait=wait):
         status = store.status(run_id)
         if not restart and status in FINISHED:
-            return _finished(store, run_id)
+            return finished_result(store, run_id)
         path = store.run_dir(run_id) / checkpoint.RESUME
         if restart:
             checkpoint.discard(path)
@@ -83,7 +83,7 @@ def flower_rounds(
     else:
         store.drop_metrics_after(run_id, -1)
         last = measure(0, [], {})
-        store.log_metrics(run_id, _rows(0, last))
+        store.log_metrics(run_id, metric_rows(0, last))
     t0 = time.perf_counter()
     rnd, status, error = start, "done", None
     title = f"{spec.task.name} · {spec.method.name} · {fed.clients} clients (rounds)"
@@ -106,7 +106,7 @@ def flower_rounds(
             last = measure(rnd, replies, agg)
             last[("fed", "update_dissimilarity")] = update_dissimilarity(updates)
             last[("fed", "train_loss")] = loss
-            store.log_metrics(run_id, _rows(rnd, last))
+            store.log_metrics(run_id, metric_rows(rnd, last))
             bar.show({k: v for k, v in last.items() if not k[0].startswith("client/")})
             bar.advance(rnd)
             wall = wall0 + time.perf_counter() - t0

@@ -1,6 +1,10 @@
 """Low-rank adapters through PEFT (the optional extra ``genlab[lora]``), and their composition
 (LoraHub, Huang et al. 2023, #2). PEFT is imported lazily: ``require_peft`` raises a
-``SpecError`` (exit 2) naming the extra when it is missing."""
+``SpecError`` (exit 2) naming the extra when it is missing.
+
+Floor: the bottom (imports ``errors``); LoRA libraries stored as runs are
+``genlab.derived.lora_library``.
+"""
 
 from __future__ import annotations
 

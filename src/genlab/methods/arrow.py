@@ -5,9 +5,11 @@ through general knowledge subtraction", #89).
 
 The method trains nothing: on its first step it sets the model's ``mode`` and Arrow's knobs, and
 every step only logs the training loss (the optimizer steps without gradients, so the lr schedule
-stays in order). ``mode`` (see ``genlab.models.arrow_library``): ``base``, ``general`` (base +
+stays in order). ``mode`` (see ``genlab.derived.arrow_library``): ``base``, ``general`` (base +
 general LoRA), ``arrow_base`` (base + Arrow over the task LoRAs), ``arrow`` (base + general LoRA +
-Arrow over the task LoRAs), ``genknowsub`` (base + general LoRA + Arrow over task - general); ``finetune`` trains the bare base on the task's own training split
+Arrow over the task LoRAs), ``genknowsub`` (base + general LoRA + Arrow over task - general),
+``peft_arrow`` and ``peft_genknowsub`` (PEFT's own Arrow / GenKnowSub on the base: the general
+LoRA's factors subtracted from each task LoRA's, the general LoRA then deleted); ``finetune`` trains the bare base on the task's own training split
 with the run's optimizer (a reference that sees the held-out task's labels; the routing modes do
 not).
 ``top_k`` modules per input (PEFT's ``ArrowConfig`` default is 3; 2 here, as each held-out task
@@ -32,7 +34,8 @@ from genlab.registry import Params
 class ArrowParams(Params):
     """Params of ``arrow``."""
 
-    mode: Literal["base", "general", "arrow_base", "arrow", "genknowsub", "finetune"] = "arrow"
+    mode: Literal["base", "general", "arrow_base", "arrow", "genknowsub", "peft_arrow",
+                  "peft_genknowsub", "finetune"] = "arrow"  # fmt: skip
     top_k: int = Field(2, ge=1, description="modules mixed per input")
     temperature: float = Field(1.0, gt=0, description="of the softmax over the top-k scores")
     subtract: Literal["delta", "factors"] = Field(

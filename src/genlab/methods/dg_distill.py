@@ -21,8 +21,8 @@ from torch import Tensor, nn
 from genlab.data import TaskInfo
 from genlab.losses import cross_entropy
 from genlab.methods import METHODS
-from genlab.methods._dg import check_features, classifier, featurize, pooled
 from genlab.methods.base import Batch, Method
+from genlab.methods.dg_shared import check_features, classifier, featurize, pooled
 from genlab.registry import Params
 
 

@@ -31,8 +31,8 @@ from torch import Tensor, nn
 from genlab.data import TaskInfo
 from genlab.losses import cross_entropy
 from genlab.methods import METHODS
-from genlab.methods._dg import Ranges, check_features, classifier, featurize, require_envs
 from genlab.methods.base import Batch, Method
+from genlab.methods.dg_shared import Ranges, check_features, classifier, featurize, require_envs
 from genlab.registry import Params
 
 

@@ -22,8 +22,8 @@ from torch import Tensor, autograd, nn
 from genlab.data import TaskInfo
 from genlab.losses import cross_entropy
 from genlab.methods import METHODS
-from genlab.methods._dg import Ranges, buffer, env_logits, require_envs
 from genlab.methods.base import Batch, Method
+from genlab.methods.dg_shared import Ranges, buffer, env_logits, require_envs
 from genlab.registry import Params
 
 

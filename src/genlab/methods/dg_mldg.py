@@ -30,9 +30,9 @@ from torch.func import functional_call
 from genlab.data import TaskInfo
 from genlab.losses import cross_entropy
 from genlab.methods import METHODS
-from genlab.methods._dg import Ranges, require_envs
 from genlab.methods.base import Batch, Method
 from genlab.methods.dg_mixup import random_pairs
+from genlab.methods.dg_shared import Ranges, require_envs
 from genlab.registry import Params
 
 ADAM_EPS = 1e-8

@@ -14,7 +14,8 @@ from torch import Tensor, nn
 from genlab.data import TaskInfo
 from genlab.losses import cross_entropy
 from genlab.methods import METHODS
-from genlab.methods._dg import (
+from genlab.methods.base import Batch, Method
+from genlab.methods.dg_shared import (
     Ranges,
     check_features,
     classifier,
@@ -22,7 +23,6 @@ from genlab.methods._dg import (
     pooled,
     require_envs,
 )
-from genlab.methods.base import Batch, Method
 from genlab.registry import Params
 
 GAMMAS = (0.001, 0.01, 0.1, 1.0, 10.0, 100.0, 1000.0)

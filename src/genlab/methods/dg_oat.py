@@ -31,8 +31,8 @@ from genlab.attacks import linf_pgd
 from genlab.data import TaskInfo
 from genlab.losses import cross_entropy
 from genlab.methods import METHODS
-from genlab.methods._dg import Ranges, buffer, pooled
 from genlab.methods.base import Batch, Method
+from genlab.methods.dg_shared import Ranges, buffer, pooled
 from genlab.registry import Params
 
 

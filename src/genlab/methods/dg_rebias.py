@@ -24,8 +24,8 @@ from genlab.data import TaskInfo
 from genlab.errors import SpecError
 from genlab.losses import cross_entropy
 from genlab.methods import METHODS
-from genlab.methods._dg import Ranges, check_features, classifier, featurize
 from genlab.methods.base import Batch, Method
+from genlab.methods.dg_shared import Ranges, check_features, classifier, featurize
 from genlab.registry import Params
 
 

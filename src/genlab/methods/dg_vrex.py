@@ -15,8 +15,8 @@ from torch import Tensor, nn
 
 from genlab.data import TaskInfo
 from genlab.methods import METHODS
-from genlab.methods._dg import Ranges, buffer, env_losses, require_envs
 from genlab.methods.base import Batch, Method
+from genlab.methods.dg_shared import Ranges, buffer, env_losses, require_envs
 from genlab.registry import Params
 
 

@@ -16,9 +16,9 @@ from pydantic import Field
 from torch import nn
 
 from genlab.data import TaskInfo
+from genlab.grads import per_sample_grads_dict
 from genlab.methods import METHODS
 from genlab.methods.base import Batch, Method
-from genlab.probes._grads import per_sample_grads_dict
 from genlab.registry import Params
 
 

@@ -1,6 +1,6 @@
 """The random MLP of "Neural Redshift" (Teney et al., CVPR 2024, #85) as a model: ``depth``
 blocks ``h <- [h +] act(W [LN](h) + b)`` with weights and biases ~ N(0, scale² / fan_in)
-(``genlab.probes.complexity.Arch``), drawn from the run's seed. Built to be measured at
+(``genlab.models.random_net.Arch``), drawn from the run's seed. Built to be measured at
 initialisation (the claims read step 0); it trains like any MLP."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from torch import Tensor, nn
 
 from genlab.data import TaskInfo
 from genlab.models import MODELS
-from genlab.probes.complexity import Activation, Arch, RandomNet
+from genlab.models.random_net import Activation, Arch, RandomNet
 from genlab.registry import Params
 
 

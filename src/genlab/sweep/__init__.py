@@ -3,10 +3,10 @@
 Executors: ``serial``, ``pool`` (worker processes), ``vmap`` (stacked replicas with torch.func),
 ``ray`` (extra ``genlab[ray]``). Each takes ``(specs, store, progress)`` and returns ``Outcome``s;
 finished ids are skipped and runs left ``running`` by a dead process resume from their checkpoint.
-"""
 
-import sys
-import types
+Floor: above the engine; below ``report``, ``claims`` and ``api`` (``genlab.sweep(...)`` is
+made callable by the root package, not here).
+"""
 
 from genlab.sweep.base import Executor, Outcome
 from genlab.sweep.executors import EXECUTORS, make_executor
@@ -17,16 +17,3 @@ __all__ = [
     "EXECUTORS", "Executor", "Outcome", "SweepResult", "SweepSpec", "load_sweep", "make_executor",
     "parse_sweep", "plan", "run_sweep",
 ]  # fmt: skip
-
-
-class _CallablePackage(types.ModuleType):
-    """``genlab.sweep(...)`` is the Python API's sweep (``genlab.api.sweep``) although
-    ``genlab.sweep`` is also this package: importing it sets the attribute on ``genlab``."""
-
-    def __call__(self, *args, **kwargs):  # noqa: ANN002, ANN003
-        from genlab.api import sweep
-
-        return sweep(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallablePackage

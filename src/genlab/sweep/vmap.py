@@ -37,7 +37,7 @@ import torch
 from genlab.engine import checkpoint
 from genlab.engine.progress import RunProgress
 from genlab.engine.schedule import eval_steps
-from genlab.engine.train import Prepared, _check_stop_rules, _rows, _stop_hit, evaluate, prepare
+from genlab.engine.train import Prepared, check_stop_rules, evaluate, metric_rows, prepare, stop_hit
 from genlab.errors import GenlabError, SpecError
 from genlab.spec import RunSpec
 from genlab.store import RunBusy, Store
@@ -125,7 +125,7 @@ class _Replica:
         self.streaks = [0] * len(prep.spec.stop)
         self.logs_sum, self.n_logs, self.wall, self.rng = 0.0, 0, 0.0, rng
         self.last = first or {}
-        self.rows = _rows(0, first) if first else []
+        self.rows = metric_rows(0, first) if first else []
         self.resumed = state is not None
         if state is not None:
             self.wall, self.streaks = state["wall_s"], list(state["streaks"])
@@ -180,7 +180,7 @@ def _train_part(part: list, store: Store, progress: bool, broad: bool = True) ->
         for i, (prep, state, _) in enumerate(part):
             if state is None:
                 firsts[i] = evaluate(prep, 0, logits[i])
-                _check_stop_rules(prep.spec, firsts[i])
+                check_stop_rules(prep.spec, firsts[i])
     begun: list[int] = []
     busy: list[Outcome] = []
     for i, spec in enumerate(specs):
@@ -322,8 +322,8 @@ class _Loop:
             m[("optim", "loss")] = r.logs_sum / r.n_logs
             m[("optim", "lr")] = r.prep.scheduler.base_lrs[0] * self.lam(step)
             r.last, r.logs_sum, r.n_logs = m, 0.0, 0
-            r.rows += _rows(step, m)
-            if r.prep.spec.stop and _stop_hit(r.prep.spec, m, r.streaks):
+            r.rows += metric_rows(step, m)
+            if r.prep.spec.stop and stop_hit(r.prep.spec, m, r.streaks):
                 self._finish(i, j, "done", step)
 
     def _checkpoint(self, step: int) -> None:

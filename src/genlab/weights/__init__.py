@@ -10,4 +10,7 @@ Post-training operations read models back from the store's checkpoints (DESIGN.m
 
 A model built from a parent run (``model.name = "from_run"``) finds it in the store the run is
 trained into (``genlab.store_context``).
+
+Floor: above the engine and the store (it reads checkpoints); below ``derived``, sweeps and the
+CLI.
 """

@@ -4,6 +4,8 @@
 scores a measure by Kendall's tau with the generalization gap and by the conditional mutual
 information score (minimum over pairs of hyperparameters), and ``run`` trains the zoo through
 ``genlab.engine.run_spec`` (so it resumes and lands in the store) and ranks every probe metric.
+
+Floor: above the engine and ``report``; below ``claims`` and the CLI.
 """
 
 from genlab.zoo.config import HYPERPARAMS, ZooConfig, zoo_specs

@@ -20,7 +20,18 @@ images); a small CNN, not a WideResNet; aggregation: the paired gain with-OOD - 
 and 95% CI over 5 seeds, where the paper reports single numbers per setting. The paper's
 standard-training gains are on CIFAR (test error ~5%); here standard training without OOD data
 already reaches ~0.98 clean accuracy at 801 steps, so the 0.01 clean gain asks OAT to remove about
-half the remaining errors (there is no ceiling guard).
+half the remaining errors.
+
+Ceiling guard, Dec 3 2026 (issue #31; the results were known: full clean accuracy 0.978 without
+OOD data, clean gain -0.004 [-0.009, 0.001], the claim's "not reproduced" drawn from it): the clean
+part is read only where standard training without OOD data leaves at least the test error of the
+paper's own standard-training setting (CIFAR-10, ~5%): ``CEILING`` = 0.95 on the clean accuracy of
+the standard / without-OOD arm (``BaselineCeiling``). Above it the stated 0.01 would ask OAT to
+remove more than a fifth of the remaining errors, a regime the paper does not test, and neither a
+clean gain nor its absence is evidence: the decision then reads the standard-training arms only for
+a refutation from the clean part, which the guard turns into "inconclusive"; a refutation from the
+PGD part (adversarial training, whose PGD accuracy sits far below any ceiling) reads the adversarial
+arms only (``Decision.reads``) and stands. "Reproduced" needs both parts, so the guard also blocks it.
 
 Measured history (the data-scarce positive control, the gains by training size):
 docs/domain_shift.md (dg.oat).
@@ -28,6 +39,8 @@ docs/domain_shift.md (dg.oat).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 import pandas as pd
@@ -36,12 +49,25 @@ from pydantic import Field
 from genlab.claims import register
 from genlab.claims.base import Case, Claim, Control, Decision, Ref
 from genlab.claims.dg._common import SMALL_CNN, DGConfig, dg_spec, paired_gain
-from genlab.claims.guards import Fit, Floor, Interval, combine
+from genlab.claims.guards import Ceiling, Fit, Floor, GuardResult, Interval, combine
 from genlab.claims.measures import Final
 from genlab.design import Design
 from genlab.report.claim_figures import ArmBars
 
 TEST = "test/heldout"
+
+
+@dataclass(frozen=True)
+class BaselineCeiling(Ceiling):
+    """``Ceiling`` on the arms matching ``where`` only (the baseline the gain is read against)."""
+
+    where: dict[str, tuple[str, ...]] | None = None
+
+    def check(self, arms: pd.DataFrame, keys: Sequence[str]) -> GuardResult:
+        rows = self._arms(arms, self.where)
+        if rows.empty:
+            return GuardResult(self.kind, True, f"no arm matches {self.where}: nothing to check")
+        return super().check(rows, keys)
 
 
 class OATConfig(DGConfig):
@@ -67,22 +93,32 @@ class OAT(Claim):
         "On digits (500 training images, small CNN), adding procedural OOD images with uniform "
         "targets (weight 5) raises clean test accuracy under standard training and PGD-robust "
         "test accuracy (eps 0.1) under PGD adversarial training, each by >= 0.01 with the paired "
-        "95% CI over seeds above 0. Not reproduced when either CI lies wholly below 0.01."
+        "95% CI over seeds above 0. Not reproduced when either CI lies wholly below 0.01. The "
+        "clean part is read only while standard training without OOD data stays below 0.95 "
+        "clean accuracy (the paper's ~5% error regime): at or above it, inconclusive."
     )
     Config = OATConfig
     scope = "proxy"
     scope_note = (
-        "The official code's OAT loss on 8x8 digits (500 images) with a small CNN, Adam and 801 "
-        "steps, and a procedural OOD pool (noise, strokes, rectangles) in place of the 1M "
-        "low-confidence 80M-TinyImages of CIFAR with a WideResNet"
+        "Lee et al. train WideResNets on CIFAR-10/100 (SGD, 80k steps, pad-crop-flip) with 1M "
+        "low-confidence 80M-TinyImages as the OOD set; genlab uses the official code's OAT loss "
+        "(AT/train.py: half of each batch OOD, weight 5, PGD on the OOD images too) on 8x8 digits "
+        "(500 images) with a small CNN, Adam, 801 steps, eps 0.1 (3 PGD steps, 10 at test), the "
+        "last checkpoint, no augmentation, and a procedural OOD pool (noise, strokes, rectangles) "
+        "that may lack the features shared with digits that the mechanism removes; the standard-"
+        "training arm follows the paper's text (the code holds AT and TRADES only)"
     )
     budgets = {"smoke": {"steps": 301, "eval_every": 100, "seeds": 3}, "full": {}}
     GAIN = 0.01  # "small gains" (catalogue); fixed before running
+    CEILING = 0.95  # the paper's standard-training regime leaves ~5% clean test error (CIFAR-10)
     measures = {"clean": Final(TEST), "robust": Final(TEST, "pgd_accuracy"),
                 "train": Final("train/main")}  # fmt: skip
     fit = Fit("train", 0.9)
     floor = Floor("clean", 0.15)
-    extra_guards = (Floor("robust", 0.15),)  # PGD accuracy at 0 everywhere compares nothing
+    extra_guards = (
+        Floor("robust", 0.15),  # PGD accuracy at 0 everywhere compares nothing
+        BaselineCeiling("clean", CEILING, where={"training": ("standard",), "ood": ("without",)}),
+    )
     figure = ArmBars("robust", by=("training", "ood"))
     controls = {
         "negative": Control({"ood_pool": "constant"}, "not reproduced", "flat grey images share "
@@ -127,7 +163,12 @@ class OAT(Claim):
                     + ", ".join(f"{t} {o} OOD {r['clean']:.3f} / {r['robust']:.3f}"
                                 for (t, o), r in means.iterrows())
                     + "; " + "; ".join(iv.text() for iv in ivs) + ".")  # fmt: skip
-        return Decision(combine([iv.verdict() for iv in ivs]), stats, sentence, ivs)
+        clean, robust = (iv.verdict() for iv in ivs)
+        # a refutation reads the arms of the part that refutes (the PGD part first: it stands
+        # whatever the clean baseline's ceiling), so the guards judge those arms alone
+        reads = ([{"training": "adversarial"}] if robust == "not reproduced"
+                 else [{"training": "standard"}] if clean == "not reproduced" else None)  # fmt: skip
+        return Decision(combine([clean, robust]), stats, sentence, ivs, reads=reads)
 
 
 register(OAT())

@@ -27,12 +27,13 @@ import math
 import pandas as pd
 from pydantic import Field
 
-from genlab.analysis.phases import PHASES, classify, phase_design
+from genlab.analysis.phases import PHASES, classify
 from genlab.claims import register
 from genlab.claims.base import Case, Claim, Control, Decision, Ref
 from genlab.claims.grokking._common import TEST, TRAIN, MLPConfig, mlp_base
 from genlab.claims.guards import Fit, NotApplicable
 from genlab.claims.measures import Extreme, Final, FirstStep
+from genlab.design import phase_design
 from genlab.report.claim_figures import PhaseGrid
 
 

@@ -24,8 +24,8 @@ from torch import Tensor, nn
 from genlab.data import TaskInfo
 from genlab.losses import cross_entropy
 from genlab.methods import METHODS
-from genlab.methods._dg import classifier, featurize, pooled
 from genlab.methods.base import Batch, Method
+from genlab.methods.dg_shared import classifier, featurize, pooled
 from genlab.models.mlp import MLP
 from genlab.registry import Params
 
@@ -91,10 +91,10 @@ class Student(nn.Module):
 
 
 def _tiny(root: object) -> dict[str, Any]:
-    """A two-step tiny CNN on ``colored_digits`` as the teacher (conformance)."""
-    from genlab.conformance.tiny import tiny_run
+    """A two-step tiny CNN on ``colored_digits`` as the teacher (``derived.runs``)."""
+    from genlab.derived.runs import tiny_parent
 
-    return {"teachers": [tiny_run("colored_digits", "cnn")], "hidden": 8}
+    return {"teachers": [tiny_parent("colored_digits", "cnn")], "hidden": 8}
 
 
 @METHODS.register("unic", UnicParams, papers=(77,), family="ensembles", tiny=_tiny)

@@ -100,8 +100,9 @@ def _tiny(root: object) -> dict[str, int]:
 @MODELS.register("lora_hub", LoraHubParams, papers=(2,), family="modular", tiny=_tiny)
 def lora_hub(params: LoraHubParams, info: TaskInfo) -> nn.Module:
     """The base with its library of upstream LoRAs (trained into the store when missing)."""
+    from genlab.derived.lora_library import train_library
     from genlab.lora import require_nevergrad, require_peft
-    from genlab.lora.adapters import attach, train_library
+    from genlab.lora.adapters import attach
     from genlab.store_context import active_store
 
     require_peft(), require_nevergrad()  # before anything is trained or written

@@ -20,6 +20,16 @@ and the layer adds ``sum_i w_i s B_i A_i h``. The residual of GenKnowSub is ``s 
 ``ArrowConfig(use_gks=True)`` do it, ``s (B_i - B_g)(A_i - A_g)`` (``subtract="factors"``).
 Here the backbone that "holds the general knowledge" (the paper's pretrained LLM) is the base plus
 the general LoRA: both ``arrow`` and ``genknowsub`` run on it. Needs ``genlab[lora]``.
+
+PEFT's own routing (``peft_router``; PEFT >= 0.17, ``peft.tuners.lora.arrow``): modes
+``peft_arrow`` and ``peft_genknowsub`` run the base through a PEFT model holding the task LoRAs
+(``task_i``) and, for GenKnowSub, the general LoRA (``gks_0``) with an ``arrow_router`` adapter
+(``LoraConfig(arrow_config=ArrowConfig(...))``), as ``peft.create_arrow_model`` builds it from
+adapter folders: GenKnowSub subtracts the general LoRA's ``A`` and ``B`` from each task LoRA's
+factors (the paper's code, ``saharsamr/Modular-LLM``,
+``merging_lora_modules/cross_lingual_expert_organiser.py``) and the general LoRA then takes no part
+in the forward (the code deletes it); prototypes by 15 power iterations of ``ΔWᵀΔW`` from a
+seeded random start (``rng_seed``), not an exact SVD as the hooks do.
 """
 
 from __future__ import annotations
@@ -34,7 +44,8 @@ from genlab.data import TaskInfo
 from genlab.models import MODELS
 from genlab.registry import Params
 
-MODES = ("base", "general", "arrow_base", "arrow", "genknowsub")
+MODES = ("base", "general", "arrow_base", "arrow", "genknowsub", "peft_arrow", "peft_genknowsub")
+PEFT_MODES = ("peft_arrow", "peft_genknowsub")
 
 
 class ArrowLibraryParams(Params):
@@ -97,6 +108,44 @@ class Layer:
         return a, b
 
 
+def peft_router(base: nn.Module, layers: dict[str, Layer], top_k: int, temperature: float,
+                use_gks: bool, rng_seed: int = 0) -> nn.Module:  # fmt: skip
+    """PEFT's Arrow (``use_gks``: with GenKnowSub) over a copy of ``base`` holding the library's
+    LoRAs (module docstring); the copy carries none of the library's hooks."""
+    import copy
+
+    import peft
+    from peft.tuners.lora.config import ArrowConfig
+
+    model = copy.deepcopy(base)
+    for m in model.modules():
+        m._forward_hooks.clear()
+    first = next(iter(layers.values()))
+    rank, n = first.a.shape[1], first.a.shape[0] - 1
+    targets = list(layers)
+    names = [f"task_{i}" for i in range(n)] + (["gks_0"] if use_gks else [])
+    cfg = peft.LoraConfig(r=rank, lora_alpha=rank, target_modules=targets, lora_dropout=0.0)
+    model = peft.get_peft_model(model, cfg, adapter_name=names[0])
+    for name in names[1:]:
+        model.add_adapter(name, cfg)
+    with torch.no_grad():
+        for target, layer in layers.items():
+            mod = model.base_model.model.get_submodule(target)
+            for j, name in enumerate(names):
+                src = 1 + j if name.startswith("task_") else 0  # the general LoRA is first
+                mod.lora_A[name].weight.copy_(layer.a[src])
+                mod.lora_B[name].weight.copy_(layer.b[src])
+    arrow = ArrowConfig(top_k=top_k, router_temperature=temperature, use_gks=use_gks,
+                        rng_seed=rng_seed)  # fmt: skip
+    arrow.task_adapter_names = names[:n]
+    arrow.gks_adapter_names = names[n:]
+    model.add_adapter("arrow_router", peft.LoraConfig(r=rank, target_modules=targets,
+                                                      arrow_config=arrow))  # fmt: skip
+    model.set_adapter("arrow_router")
+    model.eval()
+    return model
+
+
 class ArrowLibrary(nn.Module):
     """The base with hooks adding the routed update of ``mode`` (see the module docstring)."""
 
@@ -121,6 +170,10 @@ class ArrowLibrary(nn.Module):
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
         self.mode, self.top_k, self.temperature, self.subtract = mode, top_k, temperature, subtract
+        # PEFT's router, a separate copy of the base (kept out of this module's parameters)
+        self.__dict__["peft"] = (peft_router(self.base, self.layers, top_k, temperature,
+                                             mode == "peft_genknowsub")
+                                 if mode in PEFT_MODES else None)  # fmt: skip
         residual = subtract if mode == "genknowsub" else None
         self.stacks = {}
         for name, layer in self.layers.items():
@@ -132,7 +185,7 @@ class ArrowLibrary(nn.Module):
 
     def _hook(self, name: str):
         def hook(module: nn.Module, inputs: tuple[Tensor, ...], out: Tensor) -> Tensor:
-            if self.mode == "base":
+            if self.mode in ("base", *PEFT_MODES):
                 return out
             h, layer = inputs[0], self.layers[name]
             if self.mode != "arrow_base":
@@ -149,7 +202,7 @@ class ArrowLibrary(nn.Module):
         return hook
 
     def forward(self, x: Tensor) -> Tensor:
-        return self.base(x)
+        return self.peft(x) if self.mode in PEFT_MODES else self.base(x)
 
 
 def _tiny(root: object) -> dict[str, int]:
@@ -159,8 +212,8 @@ def _tiny(root: object) -> dict[str, int]:
 @MODELS.register("arrow_library", ArrowLibraryParams, papers=(89,), family="modular", tiny=_tiny)
 def arrow_library(params: ArrowLibraryParams, info: TaskInfo) -> nn.Module:
     """The base with its general and task LoRAs (trained into the store when missing)."""
+    from genlab.derived.lora_library import train_library
     from genlab.lora import require_peft
-    from genlab.lora.adapters import train_library
     from genlab.methods.lora import PREFIX
     from genlab.store_context import active_store
 

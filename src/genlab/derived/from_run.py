@@ -69,10 +69,10 @@ def freeze_features(model: nn.Module, head: nn.Module) -> None:
 
 
 def _tiny(root: object) -> dict[str, str]:
-    """A two-step tiny CNN on ``colored_digits`` as the parent (conformance)."""
-    from genlab.conformance.tiny import tiny_run
+    """A two-step tiny CNN on ``colored_digits`` as the parent (``derived.runs``)."""
+    from genlab.derived.runs import tiny_parent
 
-    return {"run": tiny_run("colored_digits", "cnn")}
+    return {"run": tiny_parent("colored_digits", "cnn")}
 
 
 @MODELS.register("from_run", FromRunParams, papers=(16, 102), tiny=_tiny)

@@ -40,10 +40,10 @@ class SoupParams(Params):
 
 
 def _tiny(root: object) -> dict[str, list[str]]:
-    """Two tiny CNN runs on ``colored_digits`` from the same seed (conformance)."""
-    from genlab.conformance.tiny import tiny_run
+    """Two tiny CNN runs on ``colored_digits`` from the same seed (``derived.runs``)."""
+    from genlab.derived.runs import tiny_parent
 
-    return {"runs": [tiny_run("colored_digits", "cnn"), tiny_run("colored_digits", "cnn", 3)]}
+    return {"runs": [tiny_parent("colored_digits", "cnn"), tiny_parent("colored_digits", "cnn", 3)]}
 
 
 @MODELS.register("soup", SoupParams, papers=(16, 102), family="ensembles", tiny=_tiny)

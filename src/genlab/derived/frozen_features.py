@@ -45,7 +45,7 @@ class FrozenFeatures(nn.Module):
         return self
 
     def featurize(self, x: Tensor) -> Tensor:
-        from genlab.methods._dg import featurize
+        from genlab.methods.dg_shared import featurize
 
         with torch.no_grad():
             feats = torch.cat([featurize(m, x) for m in self.members], dim=1)
@@ -56,17 +56,17 @@ class FrozenFeatures(nn.Module):
 
 
 def _tiny(root: object) -> dict[str, list[str]]:
-    """A tiny CNN and a tiny MLP on ``colored_digits`` as the members (conformance)."""
-    from genlab.conformance.tiny import tiny_run
+    """A tiny CNN and a tiny MLP on ``colored_digits`` as the members (``derived.runs``)."""
+    from genlab.derived.runs import tiny_parent
 
-    return {"runs": [tiny_run("colored_digits", "cnn"), tiny_run("colored_digits", "mlp")]}
+    return {"runs": [tiny_parent("colored_digits", "cnn"), tiny_parent("colored_digits", "mlp")]}
 
 
 @MODELS.register("frozen_features", FrozenFeaturesParams, papers=(48,), family="ensembles",
                  tiny=_tiny)  # fmt: skip
 def frozen_features(params: FrozenFeaturesParams, info: TaskInfo) -> nn.Module:
     """A linear classifier on the joined frozen features of finished runs (Chen et al., #48)."""
-    from genlab.methods._dg import featurize
+    from genlab.methods.dg_shared import featurize
     from genlab.store_context import active_store
     from genlab.weights.load import load_model
 

@@ -1,8 +1,8 @@
 """What the domain-generalization methods share: features of a model, per-env losses, state
 kept as model buffers (so checkpoints and resumes carry it), and DomainBed-style random ranges.
 
-Imported by the ``dg_*`` method modules; the leading underscore keeps the registry from loading it
-as a component module.
+Imported by the ``dg_*`` method modules and, being public, by the floors above (``ensembles``,
+``derived``); it registers nothing.
 """
 
 from __future__ import annotations

@@ -76,12 +76,12 @@ def upsample(split: Split, chosen: Tensor, factor: int) -> Split:
 
 
 def _tiny(root: object) -> dict[str, Any]:
-    """A two-step MLP run on the tiny ``easy_hard_features`` as the early run (conformance)."""
-    from genlab.conformance.tiny import tiny_run
+    """A two-step MLP run on the tiny ``easy_hard_features`` as the early run (``derived.runs``)."""
+    from genlab.derived.runs import tiny_parent
     from genlab.tasks.easy_hard import TINY
 
     return {"task": {"name": "easy_hard_features", "params": TINY},
-            "run": tiny_run("easy_hard_features", "mlp")}  # fmt: skip
+            "run": tiny_parent("easy_hard_features", "mlp")}  # fmt: skip
 
 
 @TASKS.register("useful", UsefulParams, papers=(80,), family="training-regime", tiny=_tiny)
