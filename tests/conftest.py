@@ -26,6 +26,17 @@ def _threads() -> None:
 
 
 @pytest.fixture
+def unload_plugins():
+    """The plugins a test loads are forgotten after it (the registries are process-wide)."""
+    from genlab import plugins
+
+    before = set(plugins._LOADED)
+    yield
+    for key in set(plugins._LOADED) - before:
+        plugins._unload(key)
+
+
+@pytest.fixture
 def store(tmp_path) -> Store:
     return Store(tmp_path / "store")
 

@@ -75,20 +75,25 @@ SMALL = {"model.base_steps": 50, "model.lora_steps": 20, "task.n_upstream": 3,
          "task.n_heldout": 2, "task.dim": 10, "task.train_size": 400, "task.test_size": 200}  # fmt: skip
 
 
-@needs_peft
-def test_modes_of_the_arrow_library(store):
-    """base = the base run; genknowsub with exact subtraction = base + Arrow mix of task LoRAs."""
+def _trained_library(store, mode: str):
+    """The small lora-arrow preset trained with ``method.mode`` and its library loaded."""
     from genlab.derived.arrow_library import ArrowLibraryParams, arrow_library
     from genlab.store_context import using_store
 
     d = load_spec_file("lora-arrow")
-    for k, v in {**SMALL, "task.task": 3, "method.mode": "genknowsub"}.items():
+    for k, v in {**SMALL, "task.task": 3, "method.mode": mode}.items():
         d = set_path(d, k, v)
     s = parse_spec(d)
     assert run_spec(s, store, progress=False).status == "done"
     info = domain_family(DomainFamilyParams(**s.task.params), 0).info
     with using_store(store):
-        lib = arrow_library(ArrowLibraryParams(**s.model.params), info)
+        return arrow_library(ArrowLibraryParams(**s.model.params), info)
+
+
+@needs_peft
+def test_modes_of_the_arrow_library(store):
+    """base = the base run; genknowsub with exact subtraction = base + Arrow mix of task LoRAs."""
+    lib = _trained_library(store, "genknowsub")
     x = torch.randn(64, 10)
     lib.configure("base")
     y0 = lib(x)
@@ -107,17 +112,7 @@ def test_peft_arrow_and_genknowsub_agree_with_the_hooks(store):
     """PEFT's Arrow router (issue #31) on genlab's library: without subtraction it is the hooks'
     ``arrow_base`` (same prototypes, same mix); with GenKnowSub it routes the factor-wise
     residuals ``(A_i - A_g, B_i - B_g)`` and the general LoRA takes no part in the forward."""
-    from genlab.derived.arrow_library import ArrowLibraryParams, arrow_library
-    from genlab.store_context import using_store
-
-    d = load_spec_file("lora-arrow")
-    for k, v in {**SMALL, "task.task": 3, "method.mode": "peft_genknowsub"}.items():
-        d = set_path(d, k, v)
-    s = parse_spec(d)
-    assert run_spec(s, store, progress=False).status == "done"
-    info = domain_family(DomainFamilyParams(**s.task.params), 0).info
-    with using_store(store):
-        lib = arrow_library(ArrowLibraryParams(**s.model.params), info)
+    lib = _trained_library(store, "peft_genknowsub")
     x = torch.randn(256, 10, generator=torch.Generator().manual_seed(0))
     lib.configure("arrow_base", top_k=2)
     hooks = lib(x)

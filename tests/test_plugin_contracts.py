@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from genlab import plugins
 from genlab.cli import app
 
 from .test_user_errors import one_line_error
@@ -57,12 +56,7 @@ class Good(Method):
 '''
 
 
-@pytest.fixture(autouse=True)
-def _unload_plugins():
-    before = set(plugins._LOADED)
-    yield
-    for key in set(plugins._LOADED) - before:
-        plugins._unload(key)
+pytestmark = pytest.mark.usefixtures("unload_plugins")
 
 
 def _plugin(tmp_path: Path, prefix: str) -> Path:

@@ -36,13 +36,7 @@ class Mine(Method):
 """
 
 
-@pytest.fixture(autouse=True)
-def _unload_plugins():
-    """Each test's plugins are forgotten after it (the registries are process-wide)."""
-    before = set(plugins._LOADED)
-    yield
-    for key in set(plugins._LOADED) - before:
-        plugins._unload(key)
+pytestmark = pytest.mark.usefixtures("unload_plugins")
 
 
 def write_method(path: Path, name: str, tag: str = "") -> Path:

@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from genlab import plugins
 from genlab.cli import app
 
 from .conftest import TINY
@@ -24,12 +23,7 @@ from .conftest import TINY
 runner = CliRunner()
 
 
-@pytest.fixture(autouse=True)
-def _unload_plugins():
-    before = set(plugins._LOADED)
-    yield
-    for key in set(plugins._LOADED) - before:
-        plugins._unload(key)
+pytestmark = pytest.mark.usefixtures("unload_plugins")
 
 
 def invoke(*args: str):
