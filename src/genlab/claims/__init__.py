@@ -2,6 +2,9 @@
 
 One claim per module, grouped by family in sub-packages (``claims/grokking/``, ``claims/length/``,
 ...); each module registers its ``Claim`` instance in ``CLAIMS``.
+
+Floor: above sweeps, derived components, the report's figure types and everything below them;
+below the API and the CLI (nothing else imports it).
 """
 
 from genlab.claims.base import Claim, ClaimResult, Verdict

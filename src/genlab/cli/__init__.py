@@ -1,4 +1,7 @@
-"""The ``genlab`` command. Each module of this package adds its commands to ``app``."""
+"""The ``genlab`` command. Each module of this package adds its commands to ``app``.
+
+Floor: the top, beside the API; the only package that imports the conformance kit.
+"""
 
 from __future__ import annotations
 
