@@ -109,6 +109,7 @@ def from_stores(smoke: list[str], full: list[str]) -> dict[str, dict[str, Any]]:
     one of its seed rule's looks and, where recorded, its design hash), over the stores."""
     found: dict[str, dict[str, Any]] = {}
     newest: dict[tuple[str, str], float] = {}
+    designs: dict[tuple[str, str], tuple[set[str], str]] = {}  # computed once per claim and budget
     for budget, roots in (("smoke", smoke), ("full", full)):
         for root in roots:
             store = Store(root)
@@ -121,13 +122,16 @@ def from_stores(smoke: list[str], full: list[str]) -> dict[str, dict[str, Any]]:
                 ):
                     continue
                 claim = CLAIMS.get(row.claim_id).obj
-                looks = rule.looks() if (rule := claim.rule(budget)) else [None]
-                design = {claim.config_id(claim.config(budget, {"seeds": n} if n else None))
-                          for n in looks}  # fmt: skip
-                if row.config_id not in design:
+                if (row.claim_id, budget) not in designs:
+                    looks = rule.looks() if (rule := claim.rule(budget)) else [None]
+                    ids = {claim.config_id(claim.config(budget, {"seeds": n} if n else None))
+                           for n in looks}  # fmt: skip
+                    designs[row.claim_id, budget] = ids, design_hash(claim, budget)
+                ids, current = designs[row.claim_id, budget]
+                if row.config_id not in ids:
                     continue  # a run under overrides, not the claim's design
                 recorded = store.verdict_extras(row.claim_id, row.config_id).get("design_hash")
-                if recorded and recorded != design_hash(claim, budget):
+                if recorded and recorded != current:
                     continue  # judged by an earlier design (its judge or controls since changed)
                 newest[row.claim_id, budget] = row.created
                 found.setdefault(row.claim_id, {})[budget] = entry(store, row, times, claim)
