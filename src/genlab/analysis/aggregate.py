@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 
+from genlab.analysis.intervals import Interval, interval
 from genlab.analysis.stats import mean_ci
 
 REPLICATE = ("seed", "data_seed")  # what varies between repetitions of one configuration
@@ -29,24 +30,29 @@ def final_values(metrics: pd.DataFrame) -> pd.DataFrame:
 
 
 def summarize(frame: pd.DataFrame, by: Sequence[str], value: str = "value",
-              confidence: float = 0.95) -> pd.DataFrame:  # fmt: skip
-    """``mean, std, ci_lo, ci_hi, n`` of ``value`` per group of ``by`` (Student t over the rows)."""
+              confidence: float = 0.95, how: Interval = "t") -> pd.DataFrame:  # fmt: skip
+    """``mean, std, ci_lo, ci_hi, n`` of ``value`` per group of ``by``: Student t over the rows,
+    or with ``how="bootstrap"`` a percentile bootstrap, which stays in [0, 1] for accuracies
+    (``genlab.analysis.intervals``)."""
     by = list(by)
     rows = []
     for key, g in frame.groupby(by, sort=True, dropna=False) if by else [((), frame)]:
         key = key if isinstance(key, tuple) else (key,)
-        rows.append({**dict(zip(by, key, strict=True)), **mean_ci(g[value].tolist(), confidence)})
+        rows.append(
+            {**dict(zip(by, key, strict=True)), **interval(g[value].tolist(), how, confidence)}
+        )
     return pd.DataFrame(rows, columns=[*by, *STAT_COLS])
 
 
 def environments(frame: pd.DataFrame, by: Sequence[str], role: str = "test",
-                 metric: str = "accuracy", seed: str = "seed") -> pd.DataFrame:  # fmt: skip
+                 metric: str = "accuracy", seed: str = "seed",
+                 how: Interval = "t") -> pd.DataFrame:  # fmt: skip
     """The average over the ``role/<env>`` splits and the worst environment beside it, per group.
 
     ``frame`` has one row per run and split (``final_values`` joined with labels). Per seed, the
     average over environments is taken; ``mean``/``ci_*`` summarise it over seeds. The worst
     environment is the one with the lowest mean over seeds, and ``worst``/``worst_ci_*`` summarise
-    that environment over seeds.
+    that environment over seeds (``how``: the interval, as in ``summarize``).
     """
     by = list(by)
     rows = frame[frame["split"].str.startswith(role + "/") & (frame["metric"] == metric)]
@@ -57,8 +63,8 @@ def environments(frame: pd.DataFrame, by: Sequence[str], role: str = "test",
         per_env = g.groupby("split")["value"].mean()
         worst_env = per_env.idxmin()
         avg, worst = (
-            mean_ci(per_seed.tolist()),
-            mean_ci(g[g["split"] == worst_env]["value"].tolist()),
+            interval(per_seed.tolist(), how),
+            interval(g[g["split"] == worst_env]["value"].tolist(), how),
         )
         out.append({
             **dict(zip(by, key, strict=True)), "n_envs": len(per_env), "mean": avg["mean"],
@@ -72,11 +78,11 @@ def environments(frame: pd.DataFrame, by: Sequence[str], role: str = "test",
 
 
 def curves(metrics: pd.DataFrame, labels: pd.DataFrame, by: Sequence[str], split: str,
-           metric: str = "accuracy") -> pd.DataFrame:  # fmt: skip
+           metric: str = "accuracy", how: Interval = "t") -> pd.DataFrame:  # fmt: skip
     """Learning curves with seed bands: per group and step, ``mean, std, ci_lo, ci_hi, n``."""
     rows = metrics[(metrics["split"] == split) & (metrics["metric"] == metric)]
     rows = rows.merge(labels, on="run_id")
-    return summarize(rows, [*by, "step"])
+    return summarize(rows, [*by, "step"], how=how)
 
 
 def _flatten(d: Any, prefix: str = "") -> dict[str, Any]:
@@ -181,8 +187,8 @@ def run_groups(runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def heldout_table(selected: pd.DataFrame, task: str = "task", method: str = "method",
-                  setting: str = "setting", trial: str = "trial",
-                  value: str = "test") -> pd.DataFrame:  # fmt: skip
+                  setting: str = "setting", trial: str = "trial", value: str = "test",
+                  how: Interval = "t") -> pd.DataFrame:  # fmt: skip
     """DomainBed's table in long form: per ``task`` and ``method``, the mean / std / 95% CI over
     trials of ``value`` in each held-out ``setting`` (``kind="setting"``), of its average over the
     settings (``kind="avg"``: averaged per trial over the settings, then summarised over trials,
@@ -191,20 +197,21 @@ def heldout_table(selected: pd.DataFrame, task: str = "task", method: str = "met
 
     ``selected`` has one row per task, method, setting and trial (``selection.select`` output).
     Reporting the worst held-out environment beside the average follows DomainBed (Gulrajani &
-    Lopez-Paz, "In Search of Lost Domain Generalization").
+    Lopez-Paz, "In Search of Lost Domain Generalization"). ``how``: the interval, as in
+    ``summarize``.
     """
     out = []
     for tk, t in selected.groupby(task, sort=False):
         settings = sorted(t[setting].unique())
         for m, g in t.groupby(method, sort=False):
-            per = {s: mean_ci(g.loc[g[setting] == s, value].tolist()) for s in settings}
+            per = {s: interval(g.loc[g[setting] == s, value].tolist(), how) for s in settings}
             for s, st in per.items():
                 out.append({task: tk, method: m, "kind": "setting", setting: s, **st})
             wide = g.pivot_table(index=trial, columns=setting, values=value).reindex(
                 columns=settings
             )
             out.append({task: tk, method: m, "kind": "avg", setting: "avg",
-                        **mean_ci(wide.dropna().mean(axis=1).tolist())})  # fmt: skip
+                        **interval(wide.dropna().mean(axis=1).tolist(), how)})  # fmt: skip
             ok = {s: st for s, st in per.items() if st["n"] > 0}
             worst = min(ok, key=lambda s: ok[s]["mean"]) if ok else ""
             out.append({task: tk, method: m, "kind": "worst", setting: worst,

@@ -9,6 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from genlab.cli.app import JsonOpt, StoreOpt, claims_app, emit_json, err, fail, open_store, out
+from genlab.cli.user_components import KINDS, claim_axes, with_components
 from genlab.errors import GenlabError, SpecError
 from genlab.spec import parse_value
 
@@ -81,6 +82,8 @@ def show_claim(
             out.print(
                 f"    [red]history[/]: measured not to come out as expected: {escape(c['open'])}"
             )
+    for axis in claim_axes(_claims(claim_id, None)[0]):
+        out.print(f"  [bold]your components[/]: --set {escape(axis.text())}")
     out.print(f"  budgets: {escape(str(d['budgets']))}")
 
 
@@ -154,6 +157,19 @@ def audit_claims(
         raise typer.Exit(1)
 
 
+def _arm_labels(c, budget: str, overrides: dict, control: str | None, controls: bool) -> dict:
+    """Each run id of the claim's design (and of the controls run first) with its arm's labels,
+    in the order they run: what the progress line shows as ``run k/N · labels``."""
+    designs = [(c.controls[n].budget, {}, n) for n in c.applicable_controls(budget)
+               if controls and control is None]  # fmt: skip
+    designs.append((budget, overrides, control))
+    labels: dict[str, dict] = {}
+    for b, over, ctl in designs:
+        for a in c.arms(c.config(b, over, ctl)):
+            labels.setdefault(a.spec.run_id, a.labels)
+    return labels
+
+
 @claims_app.command("run")
 def run_claims(
     claim_id: Annotated[str | None, typer.Argument(help="claim id (or --family, or --all)")] = None,
@@ -164,7 +180,13 @@ def run_claims(
     ] = None,
     budget: Annotated[str, typer.Option(help="smoke (seconds) or full (minutes)")] = "smoke",
     set_: Annotated[
-        list[str] | None, typer.Option("--set", help="config override key=value (repeatable)")
+        list[str] | None,
+        typer.Option(
+            "--set",
+            help="config override key=value (repeatable); methods=[erm,NAME] "
+            "or models=[...] puts registered components, plugins included, on the "
+            "claim's arms (`claims show ID` names the axis)",
+        ),
     ] = None,
     store: StoreOpt = None,
     executor: Annotated[
@@ -182,6 +204,7 @@ def run_claims(
     """Run claims and print their verdicts with evidence, licensed by their controls' measured
     verdicts (the controls run first). Finished runs and measured controls are reused."""
     from genlab.claims.runner import run_claim, serial
+    from genlab.engine.progress import labelled
     from genlab.sweep import make_executor
 
     try:
@@ -199,6 +222,13 @@ def run_claims(
         claims = _claims(claim_id, family)
         if not claims:
             raise SpecError(f"no claims in family {family!r}")
+        components = {k: overrides[k] for k in KINDS if k in overrides}
+        if components:  # the user's methods or models on the claim's arms
+            if claim_id is None:
+                raise SpecError(f"--set {next(iter(components))}=[...] puts your components in "
+                                "one claim: name its id")  # fmt: skip
+            claims = [with_components(claims[0], components, budget)]
+            overrides.update(claims[0].components)  # type: ignore[attr-defined]
         st = open_store(store)
         for c in claims:  # validate every config and its runs before any work starts
             c.specs(c.config(budget, overrides, control))  # type: ignore[arg-type]
@@ -207,20 +237,27 @@ def run_claims(
             if not json_:
                 err.print(f"claim [bold]{c.id}[/] ({budget})")
             progress = not (quiet or json_)
-            results.append(run_claim(c, st, budget, overrides, progress, execute, control,  # type: ignore[arg-type]
-                                     controls))  # fmt: skip
+            with labelled(_arm_labels(c, budget, overrides, control, controls)):
+                results.append(run_claim(c, st, budget, overrides, progress, execute, control,  # type: ignore[arg-type]
+                                         controls))  # fmt: skip
     except GenlabError as exc:
         fail(exc)
+    recorded = not overrides  # a verdict under --set is not the design frozen in claims.lock
     if json_:
         skip = ("table", "runs", "guards", "intervals")
         emit_json([{k: v for k, v in r.__dict__.items() if k not in skip}
                    | {"table": r.table.to_dict(orient="records"),
                       "guards": [g.__dict__ for g in r.guards],
-                      "intervals": [iv.__dict__ for iv in r.intervals]} for r in results])  # fmt: skip
+                      "intervals": [iv.__dict__ for iv in r.intervals],
+                      "recorded_design": recorded, "overrides": overrides} for r in results])  # fmt: skip
         return
     for c, r in zip(claims, results, strict=True):
         color = COLORS[r.verdict]
         out.print(f"[bold]{r.claim_id}[/]: [{color}]{r.verdict}[/] (scope: {c.scope})")
+        if not recorded:
+            given = " ".join(f"{k}={v}" for k, v in overrides.items())
+            out.print(f"  [yellow]user design[/] ({escape(given)}): not the recorded design in "
+                      "claims.lock; this verdict speaks for this configuration only")  # fmt: skip
         out.print(f"  {escape(r.evidence)}")
         if text := c.text(r):
             out.print(text, markup=False, highlight=False)

@@ -1,4 +1,5 @@
-"""``genlab sweep FILE``: expand a sweep file and train what the store does not hold yet."""
+"""``genlab sweep FILE`` or ``genlab sweep PRESET key=a,b seed=0..2``: expand a sweep (a file, or
+axes on the command line: ``genlab.sweep.multirun``) and train what the store does not hold yet."""
 
 from __future__ import annotations
 
@@ -9,12 +10,22 @@ import typer
 from rich.table import Table
 
 from genlab.cli.app import JsonOpt, StoreOpt, app, emit_json, err, fail, open_store, out
-from genlab.errors import GenlabError
+from genlab.errors import GenlabError, SpecError
 
 
 @app.command()
 def sweep(
-    file: Annotated[Path, typer.Argument(help="sweep file (.toml or .json)")],
+    file: Annotated[
+        str, typer.Argument(help="sweep file (.toml or .json), or with AXES a preset or run spec")
+    ],
+    axes: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="key=a,b,c or key=0..4 (a grid axis), key=value (an override), "
+            "seed=0..2 (the seeds); e.g. method.name=erm,mixup seed=0..2",
+            show_default=False,
+        ),
+    ] = None,
     executor: Annotated[
         str, typer.Option("--executor", "-e", help="serial | pool | vmap | ray")
     ] = "serial",
@@ -31,11 +42,20 @@ def sweep(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bars")] = False,
     json_: JsonOpt = False,
 ) -> None:
-    """Run a sweep (grid and random axes x seeds); finished runs are skipped, dead ones resumed."""
-    from genlab.sweep import load_sweep, make_executor, plan, run_sweep
+    """Run a sweep (grid and random axes x seeds); finished runs are skipped, dead ones resumed.
+    Without a file, a preset and key=values name a grid: the same command resumes it."""
+    from genlab.sweep import load_sweep, make_executor, multirun, plan, run_sweep
+    from genlab.sweep.multirun import check
 
     try:
-        spec, root = load_sweep(file)
+        if axes:
+            spec, root = multirun(file, axes), Path.cwd()
+            check(spec, root)  # each override and axis value, named when it is bad
+        elif not Path(file).is_file() and not file.endswith((".toml", ".json")):
+            raise SpecError(f"no sweep file {file!r}; for a sweep of a preset give its axes, "
+                            f"e.g. genlab sweep {file} method.name=erm,mixup seed=0..2")  # fmt: skip
+        else:
+            spec, root = load_sweep(file)
         execute = make_executor(executor, workers, address)  # checks options before any work
         planned = plan(spec, root)
         if dry_run:

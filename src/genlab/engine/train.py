@@ -312,7 +312,8 @@ def _train(
     t0 = time.perf_counter()
     step, status, error = start, "done", None
     model.train()
-    with RunProgress(f"{spec.task.name} · {spec.model.name}", spec.steps, start, progress) as bar:
+    with RunProgress(f"{spec.task.name} · {spec.model.name}", spec.steps, start, progress,
+                     run_id=run_id) as bar:  # fmt: skip
         if first:
             bar.show(first)
         for step in range(start + 1, spec.steps + 1):

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from genlab.engine.progress import labelled
 from genlab.store import Store
 from genlab.sweep.base import Executor, Outcome
 from genlab.sweep.spec import SweepSpec
@@ -36,5 +37,6 @@ def run_sweep(sweep: SweepSpec, store: Store, execute: Executor, root: Path | No
     planned = plan(sweep, root)
     runs = [{"run_id": p["run_id"], "labels": p["labels"]} for p in planned]
     store.save_sweep(sweep.sweep_id, sweep.name, sweep.model_dump(mode="json"), runs)
-    outcomes = execute([p["spec"] for p in planned], store, progress)
+    with labelled({p["run_id"]: p["labels"] for p in planned}):  # "run k/N · labels" lines
+        outcomes = execute([p["spec"] for p in planned], store, progress)
     return SweepResult(sweep.sweep_id, sweep.name, runs, outcomes)
