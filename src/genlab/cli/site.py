@@ -1,4 +1,5 @@
-"""``genlab site OUT_DIR``: a static site of the store's papers, claims, verdicts and sweeps."""
+"""``genlab site OUT_DIR [--publish]``: a static site of the store's papers, claims, verdicts,
+runs and sweeps."""
 
 from __future__ import annotations
 
@@ -15,9 +16,18 @@ from genlab.errors import GenlabError
 def site(
     out_dir: Annotated[Path, typer.Argument(help="folder to write the site into")],
     store: StoreOpt = None,
+    publish: Annotated[
+        bool,
+        typer.Option(
+            "--publish",
+            help="ready for any static host: a .nojekyll file, no machine "
+            "paths, every link checked to resolve inside OUT_DIR",
+        ),
+    ] = False,  # fmt: skip
 ) -> None:
-    """A static site from the store: index of the 120 papers and the claims, a page per claim and
-    per sweep. Open OUT_DIR/index.html (works from disk, no network)."""
+    """A static site from the store: index of the 120 papers and the claims with their recorded
+    verdicts and evidence figures, a page per claim, per run and per sweep. Open
+    OUT_DIR/index.html (works from disk, no network), or serve OUT_DIR as it is."""
     from genlab.claims import CLAIMS
     from genlab.report.site import build_site
 
@@ -27,9 +37,12 @@ def site(
             err.print(f"note: no store at {st.root} yet; the site lists papers, claims and "
                       "their recorded verdicts (docs/verdicts.json) only")  # fmt: skip
         try:
-            index = build_site(st, out_dir, {e.name: e.obj for e in CLAIMS.entries()})
+            index = build_site(st, out_dir, {e.name: e.obj for e in CLAIMS.entries()},
+                               publish=publish)  # fmt: skip
         except OSError as exc:
             raise output_error(exc, f"the site into {out_dir}") from None
     except GenlabError as exc:
         fail(exc)
-    out.print(f"site: {index}")
+    out.print(
+        f"site: {index}" + (" (ready to publish: serve its folder as it is)" if publish else "")
+    )

@@ -2,7 +2,7 @@
 ``run_id``, measures) and, for curves, the store's long-format metrics of those runs.
 
     Curves(splits=("train/main", "test/heldout"), by="arm")   a metric against step, log axis
-    ArmBars("ood", by="method")                               mean and 95% CI of a measure per arm
+    ArmBars("ood", by="method")                               mean and 95% interval per arm
     LengthCurves(panel="task", line="arch")                   accuracy against test length
     Scatter("sharpness", "gap", by="width")                   one point per run, a fitted line
     PhaseGrid(value="rep_quality")                            Liu et al.'s phase diagram (#107)
@@ -21,8 +21,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from genlab.analysis.intervals import interval
 from genlab.analysis.phases import PHASES
-from genlab.analysis.stats import mean_ci
 from genlab.report.plots import save_figure, split_length
 
 
@@ -84,7 +84,10 @@ class Curves(FigureKind):
 
 @dataclass(frozen=True)
 class ArmBars(FigureKind):
-    """Mean and 95% CI (over seeds) of ``measure`` per arm; ``lines`` mark thresholds."""
+    """Mean and 95% interval (over seeds) of ``measure`` per arm; ``lines`` mark thresholds. A
+    measure whose values all lie in [0, 1] (an accuracy, a rate) gets the percentile bootstrap,
+    which stays in [0, 1]; any other the Student-t interval (``genlab.analysis.intervals``). The
+    judge never reads the figure: its own intervals are unchanged."""
 
     measure: str
     by: str | tuple[str, ...] | None = None
@@ -93,8 +96,10 @@ class ArmBars(FigureKind):
     def draw(self, runs: pd.DataFrame, metrics: pd.DataFrame, path: Path, title: str,
              keys: Sequence[str] = ()):  # fmt: skip
         arm = arm_labels(runs, self.by, keys)
-        stats = {a: mean_ci(runs.loc[arm == a, self.measure].tolist())
-                 for a in dict.fromkeys(arm)}  # fmt: skip
+        values = pd.to_numeric(runs[self.measure], errors="coerce")
+        finite = values[np.isfinite(values)]
+        how = "bootstrap" if len(finite) and finite.between(0, 1).all() else "t"
+        stats = {a: interval(values[arm == a].tolist(), how) for a in dict.fromkeys(arm)}
         means = np.array([s["mean"] for s in stats.values()], dtype=float)
         if np.isnan(means).all():
             return None
@@ -107,7 +112,8 @@ class ArmBars(FigureKind):
         for name, y in self.lines:
             ax.axhline(y, color="grey", lw=0.8, ls="--")
             ax.text(len(stats) - 0.5, y, name, fontsize=7, va="bottom", ha="right", color="grey")
-        ax.set(ylabel=self.measure, title=title)
+        kind = "95% bootstrap interval" if how == "bootstrap" else "95% t interval"
+        ax.set(ylabel=f"{self.measure} (mean, {kind} over seeds)", title=title)
         return save_figure(fig, path)
 
 

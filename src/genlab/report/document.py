@@ -38,7 +38,10 @@ class Report:
     def render(self, fmt: Format, figures_dir: Path | None = None,
                relative_to: Path | None = None) -> str:  # fmt: skip
         """The report as text; md/latex write figures into ``figures_dir`` (skipped if None) and
-        link them relative to ``relative_to`` (the report's folder) when given."""
+        link them relative to ``relative_to`` (the report's folder) when given; html embeds them
+        (the template ``report/templates/document.html``)."""
+        if fmt == "html":
+            return H.document(self.title, [_html_block(kind, val) for kind, val in self.blocks])
         out: list[str] = []
         if fmt == "md":
             out.append(f"# {self.title}\n\n")
@@ -46,19 +49,15 @@ class Report:
             out.append(f"\\section*{{{_latex_escape(self.title)}}}\n\n")
         for kind, val in self.blocks:
             if kind == "h":
-                out.append({"md": f"## {val}\n\n", "html": H.heading(str(val)),
+                out.append({"md": f"## {val}\n\n",
                             "latex": f"\\subsection*{{{_latex_escape(str(val))}}}\n\n"}[fmt])  # fmt: skip
             elif kind == "p":
-                out.append({"md": f"{val}\n\n", "html": H.paragraph(str(val)),
-                            "latex": f"{_latex_escape(str(val))}\n\n"}[fmt])  # fmt: skip
+                out.append({"md": f"{val}\n\n", "latex": f"{_latex_escape(str(val))}\n\n"}[fmt])
             elif kind == "table":
                 df, caption = val  # type: ignore[misc]
                 out.append(render_table(df, fmt, caption) + "\n")
             elif kind == "fig":
                 name, png, caption = val  # type: ignore[misc]
-                if fmt == "html":
-                    out.append(H.img_tag(png, caption) + (H.paragraph(caption) if caption else ""))
-                    continue
                 if figures_dir is None:
                     continue
                 figures_dir.mkdir(parents=True, exist_ok=True)
@@ -72,6 +71,15 @@ class Report:
                     out.append("\\begin{figure}[ht]\\centering\n"
                                f"\\includegraphics[width=\\linewidth]{{{path.as_posix()}}}\n"
                                f"\\caption{{{_latex_escape(caption)}}}\\end{{figure}}\n\n")  # fmt: skip
-        if fmt == "html":
-            return H.document(self.title, out)
         return "".join(out)
+
+
+def _html_block(kind: str, val: object) -> dict[str, object]:
+    """A report block as the HTML template takes it."""
+    if kind == "table":
+        df, caption = val  # type: ignore[misc]
+        return {"kind": "table", "html": render_table(df, "html", caption)}
+    if kind == "fig":
+        _name, png, caption = val  # type: ignore[misc]
+        return {"kind": "fig", "src": H.data_uri(png), "caption": caption}
+    return {"kind": kind, "text": str(val)}

@@ -5,15 +5,17 @@ from __future__ import annotations
 import io
 import math
 from collections.abc import Sequence
+from textwrap import fill
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
 
-def _png(fig: plt.Figure) -> bytes:
+def _png(fig: plt.Figure, layout: bool = True) -> bytes:
     buf = io.BytesIO()
-    fig.tight_layout()
+    if layout:
+        fig.tight_layout()
     fig.savefig(buf, format="png", dpi=100)
     plt.close(fig)
     return buf.getvalue()
@@ -25,9 +27,11 @@ def group_name(row: pd.Series | dict, by: Sequence[str]) -> str:
     return ", ".join(str(row[c]) if c == "group" else f"{c}={row[c]}" for c in by) or "all runs"
 
 
-def curve_figure(panels: dict[str, pd.DataFrame], by: Sequence[str], metric: str) -> bytes:
-    """One panel per split: the mean over seeds per group against step (log axis) with its 95% CI
-    as a band. Each frame is ``genlab.analysis.aggregate.curves`` output."""
+def curve_figure(panels: dict[str, pd.DataFrame], by: Sequence[str], metric: str,
+                 note: str = "") -> bytes:  # fmt: skip
+    """One panel per split: the mean over seeds per group against step (log axis) with its
+    interval (``ci_lo``/``ci_hi``) as a band. Each frame is ``genlab.analysis.aggregate.curves``
+    output; ``note`` is printed under the panels (e.g. which splits are not drawn, and why)."""
     n = max(1, len(panels))
     fig, axes = plt.subplots(1, n, figsize=(4.6 * n, 3.6), squeeze=False)
     for ax, (split, df) in zip(axes[0], panels.items(), strict=False):
@@ -47,12 +51,18 @@ def curve_figure(panels: dict[str, pd.DataFrame], by: Sequence[str], metric: str
             ax.set_ylim(-0.02, 1.02)
         ax.grid(alpha=0.3)
     axes[0][0].legend(fontsize=7, frameon=False)
+    if note:  # under the panels: which splits are left out, and why
+        text = fill(note, 70 * n)
+        fig.text(0.01, 0.01, text, fontsize=7, color="0.3", va="bottom")
+        fig.tight_layout(rect=(0, 0.02 + 0.045 * (text.count("\n") + 1), 1, 1))
+        return _png(fig, layout=False)
     return _png(fig)
 
 
-def env_bars(frame: pd.DataFrame, by: Sequence[str], metric: str) -> bytes:
-    """Bars of the mean per environment (x) and group (colour), with 95% CI error bars.
-    ``frame`` is ``summarize`` output over ``[*by, "split"]``."""
+def env_bars(frame: pd.DataFrame, by: Sequence[str], metric: str,
+             interval: str = "95% CI") -> bytes:  # fmt: skip
+    """Bars of the mean per environment (x) and group (colour), with ``interval`` error bars (the
+    frame's ``ci_lo``/``ci_hi``). ``frame`` is ``summarize`` output over ``[*by, "split"]``."""
     splits = sorted(frame["split"].unique())
     groups = frame.groupby(list(by), sort=True) if by else [((), frame)]
     groups = list(groups)
@@ -69,6 +79,6 @@ def env_bars(frame: pd.DataFrame, by: Sequence[str], metric: str) -> bytes:
         ax.bar(x, g["mean"], width, yerr=err, capsize=2, color=f"C{i}",
                label=group_name(dict(zip(by, key, strict=True)), by))  # fmt: skip
     ax.set_xticks(np.arange(len(splits)), splits, rotation=20, fontsize=8)
-    ax.set(ylabel=metric, title=f"final {metric} per environment (95% CI over seeds)")
+    ax.set(ylabel=metric, title=f"final {metric} per environment ({interval} over seeds)")
     ax.legend(fontsize=7, frameon=False)
     return _png(fig)

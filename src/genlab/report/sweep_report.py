@@ -9,8 +9,10 @@ validation; the chosen held-out accuracies give mean [95% CI] over trials, then 
 the settings and the worst setting; the test-domain oracle's and the last checkpoint's averages
 stand beside it (``select_rules``). Where this differs from DomainBed:
 
-* intervals are Student-t 95% CIs over trials; DomainBed prints the standard error, and its "Avg"
-  column is the mean of the per-setting means without an interval;
+* accuracies get 95% percentile-bootstrap intervals over trials, which stay in [0, 1] (a
+  Student-t interval over two or three trials can run past them; ``genlab.analysis.intervals``);
+  DomainBed prints the standard error, and its "Avg" column is the mean of the per-setting means
+  without an interval;
 * the worst setting is genlab's addition; leave-one-domain-out selection is not in the table (it
   needs extra runs per setting, see ``genlab.analysis.selection``);
 * the oracle selects and reports on the whole held-out environment (DomainBed: selects on its 20%
@@ -20,9 +22,9 @@ stand beside it (``select_rules``). Where this differs from DomainBed:
 * step 0 (the untrained model) is never selected.
 
 Then, for every group (a configuration in one held-out setting, named by ``aggregate.run_groups``):
-final metrics with 95% CIs, the worst test environment beside the mean, paired comparisons against
-ERM (or the first method) within each held-out setting, learning curves with seed bands and
-per-environment bars.
+final metrics with 95% intervals, the worst test environment beside the mean, paired comparisons
+against ERM (or the first method) within each held-out setting (Student-t intervals of the paired
+differences), learning curves with seed bands and per-environment bars.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from genlab.analysis.aggregate import (
     summarize,
 )
 from genlab.analysis.compare import compare_within
+from genlab.analysis.intervals import describe, is_proportion
 from genlab.analysis.selection import last_checkpoint, oracle, training_domain_validation
 from genlab.report.document import Report
 from genlab.report.figures import curve_figure, env_bars
@@ -45,6 +48,9 @@ from genlab.report.tables import fmt_ci, heldout_wide
 from genlab.store import Store
 
 METRIC = "accuracy"
+HOW = "bootstrap" if is_proportion(METRIC) else "t"  # intervals that stay in [0, 1]
+CI = "95% bootstrap interval" if HOW == "bootstrap" else "95% CI"
+MAX_PANELS = 4  # learning-curve panels: train splits first, then by name
 REFERENCE = "erm"
 RULES = {
     "training-domain validation": "per held-out setting and trial, the configuration and "
@@ -125,7 +131,7 @@ def add_domainbed_tables(rep: Report, rec: pd.DataFrame) -> None:
     long = {}
     for rule, s in sel.items():
         s = s.assign(_o=s["method"].map(order.index)).sort_values(["_o", "held_out", "trial"])
-        long[rule] = heldout_table(s, setting="held_out")
+        long[rule] = heldout_table(s, setting="held_out", how=HOW)
     rules = "; ".join(f"{k}: {RULES[k]}" for k in sel)
     for task, t in long[main].groupby("task", sort=False):
         n = int(sel[main].loc[sel[main]["task"] == task, "trial"].nunique())
@@ -137,7 +143,7 @@ def add_domainbed_tables(rep: Report, rec: pd.DataFrame) -> None:
                                         if m in avg.index else "–" for m in table["method"]]  # fmt: skip
         rep.table(table, f"{task}: accuracy on the held-out environment(s) of each setting "
                   f"(columns), model selection by {main}, among up to {n_cfg} configuration(s) per "
-                  f"method, setting and trial; mean [95% CI] over {n} trial(s) (seed/data_seed); "
+                  f"method, setting and trial; mean [{CI}] over {n} trial(s) (seed/data_seed); "
                   f"avg = mean over the settings per trial; worst = the setting with the lowest "
                   f"mean. Rules: {rules}.")  # fmt: skip
 
@@ -166,6 +172,16 @@ def _comparisons(rep: Report, rec: pd.DataFrame) -> None:
         "the sweep, else the first group")  # fmt: skip
 
 
+def dropped_note(dropped: list[str]) -> str:
+    """What the learning-curve figure leaves out, and why (empty when it shows every split)."""
+    if not dropped:
+        return ""
+    return (
+        f"not drawn: {', '.join(dropped)} (the figure shows {MAX_PANELS} splits at most, "
+        "training splits first, then by name; the tables above hold every split)"
+    )
+
+
 def build_report(store: Store, run_ids: list[str], title: str) -> Report:
     """Everything the report shows, computed from the store alone."""
     rep = Report(title)
@@ -175,9 +191,9 @@ def build_report(store: Store, run_ids: list[str], title: str) -> Report:
     labels = run_groups(runs)
     counts = runs["status"].value_counts().to_dict()
     rep.p(f"{len(runs)} runs ({', '.join(f'{v} {k}' for k, v in sorted(counts.items()))}) in "
-          f"{labels['group'].nunique()} group(s). Intervals are 95% Student-t confidence intervals "
-          "over seeds, at each run's last evaluation (diverged runs included; failed or "
-          "unfinished ones left out).")  # fmt: skip
+          f"{labels['group'].nunique()} group(s). Intervals of {METRIC} are {describe(HOW)}; "
+          "paired differences have 95% Student-t intervals. Values are each run's last "
+          "evaluation (diverged runs included; failed or unfinished ones left out).")  # fmt: skip
     metrics = store.metrics(run_ids)
     # diverged runs count with their last evaluation: dropping them would hide failures
     kept = set(runs.loc[runs["status"].isin(["done", "diverged"]), "run_id"])
@@ -192,16 +208,16 @@ def build_report(store: Store, run_ids: list[str], title: str) -> Report:
     rec = last_per_run(rec)
 
     rep.h(f"Final {METRIC} per split")
-    s = summarize(acc, ["group", "split"])
+    s = summarize(acc, ["group", "split"], how=HOW)
     s["cell"] = [
         fmt_ci(m, lo, hi) for m, lo, hi in zip(s["mean"], s["ci_lo"], s["ci_hi"], strict=True)
     ]
     table = s.pivot(index="group", columns="split", values="cell").reset_index()
     runs_per = acc.groupby("group")["run_id"].nunique().rename("runs").reset_index()
     table = table.merge(runs_per, on="group")
-    rep.table(table, f"{METRIC}: mean [95% CI] over seeds")
+    rep.table(table, f"{METRIC}: mean [{CI}] over seeds")
 
-    env = environments(final, ["group"], role="test", metric=METRIC)
+    env = environments(final, ["group"], role="test", metric=METRIC, how=HOW)
     if not env.empty:
         rep.h("Test environments: mean and worst")
         rep.table(pd.DataFrame({
@@ -213,13 +229,16 @@ def build_report(store: Store, run_ids: list[str], title: str) -> Report:
         _comparisons(rep, rec)
 
     rep.h("Learning curves")
-    splits = sorted(acc["split"].unique(), key=lambda s: (not s.startswith("train"), s))[:4]
+    ordered = sorted(acc["split"].unique(), key=lambda s: (not s.startswith("train"), s))
+    splits, dropped = ordered[:MAX_PANELS], ordered[MAX_PANELS:]
     panels = {
-        sp: curves(metrics, labels[["run_id", "group"]], ["group"], sp, METRIC) for sp in splits
+        sp: curves(metrics, labels[["run_id", "group"]], ["group"], sp, METRIC, how=HOW)
+        for sp in splits
     }
-    rep.fig("curves", curve_figure(panels, ["group"], METRIC),
-            f"{METRIC} per split, mean over seeds with a 95% CI band")  # fmt: skip
-    bars = summarize(acc, ["group", "split"])
-    rep.fig("environments", env_bars(bars, ["group"], METRIC),
-            f"final {METRIC} per split and group, 95% CI over seeds")  # fmt: skip
+    why = dropped_note(dropped)
+    rep.fig("curves", curve_figure(panels, ["group"], METRIC, note=why),
+            f"{METRIC} per split, mean over seeds with a {CI} band" + (f"; {why}" if why else ""))  # fmt: skip
+    bars = summarize(acc, ["group", "split"], how=HOW)
+    rep.fig("environments", env_bars(bars, ["group"], METRIC, interval=CI),
+            f"final {METRIC} per split and group, {CI} over seeds")  # fmt: skip
     return rep

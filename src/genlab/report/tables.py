@@ -3,7 +3,6 @@ with its confidence interval."""
 
 from __future__ import annotations
 
-import html
 import math
 from typing import Literal
 
@@ -57,11 +56,9 @@ def render_table(df: pd.DataFrame, fmt: Format, caption: str = "") -> str:
         body += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
         return "\n".join(body) + "\n"
     if fmt == "html":
-        head = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
-        body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>"
-                       for r in rows)  # fmt: skip
-        cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
-        return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>\n"
+        from genlab.report.templating import Markup, render
+
+        return Markup(render("report/table.html", columns=cols, rows=rows, caption=caption))
     raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
 
 

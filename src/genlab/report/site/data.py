@@ -24,16 +24,15 @@ import pandas as pd
 
 import genlab
 from genlab.errors import SpecError
+from genlab.report.templating import slug
 from genlab.store import Store
 
 VERDICTS = ("reproduced", "not reproduced", "inconclusive")
 BUDGETS = ("full", "smoke")  # the recorded verdict a claim shows: full budget, else smoke
 RECORDED = Path(genlab.__file__).resolve().parents[2] / "docs" / "verdicts.json"
-
-
-def slug(text: str) -> str:
-    """``not reproduced`` -> ``not-reproduced``; claim ids keep their dots (valid in file names)."""
-    return "".join(c if c.isalnum() or c in "._-" else "-" for c in text.lower())
+__all__ = ["BUDGETS", "RECORDED", "VERDICTS", "SiteData", "VerdictRecord", "claim_row", "gather",
+           "load_recorded", "paper_refs", "recorded_reason", "reproduce_command", "shown_recorded",
+           "slug", "toml_literal"]  # fmt: skip
 
 
 def claim_row(claim: Any) -> dict[str, Any]:

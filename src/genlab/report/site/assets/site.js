@@ -6,19 +6,50 @@
   function rowsOf(table) { return Array.prototype.slice.call(table.tBodies[0].rows); }
 
   // Filters: each .controls[data-for=ID] drives table#ID. An input with data-key="text" matches the
-  // row's text; any other data-key matches a token of the row's data-<key> attribute.
+  // row's text; data-key="metric" picks the final metric a row's data-metrics (JSON) shows in its
+  // td.metric (a row without it is hidden), and data-key="metric-min"/"metric-max" keep the rows
+  // whose value lies in that range; any other data-key matches a token of the row's data-<key>.
+  function metricsOf(row) {
+    if (!row._metrics) {
+      try { row._metrics = JSON.parse(row.getAttribute("data-metrics") || "{}"); }
+      catch (e) { row._metrics = {}; }
+    }
+    return row._metrics;
+  }
+
+  function number(value) {
+    if (value === null || value === undefined) return "\u2014";
+    return Number(value.toPrecision(4)).toString();
+  }
+
   function applyFilters(controls) {
     var table = document.getElementById(controls.getAttribute("data-for"));
     if (!table) return;
     var inputs = controls.querySelectorAll("[data-key]");
+    var picker = controls.querySelector("[data-key=metric]");
+    var metric = picker ? (picker.value || picker.getAttribute("data-default") || "") : "";
+    var chosen = picker ? picker.value : "";
+    var head = table.querySelector("th .metric-name");
+    if (head) head.textContent = metric || "metric";
     var shown = 0, rows = rowsOf(table);
     rows.forEach(function (row) {
-      var ok = true;
+      var ok = true, value = null;
+      if (picker) {
+        var metrics = metricsOf(row);
+        value = metric && (metric in metrics) ? metrics[metric] : null;
+        var cell = row.querySelector("td.metric");
+        if (cell) { cell.textContent = number(value); cell.setAttribute("data-sort", value === null ? "" : value); }
+        if (chosen && !(chosen in metrics)) ok = false;
+      }
       inputs.forEach(function (input) {
         var key = input.getAttribute("data-key"), want = input.value.trim().toLowerCase();
-        if (!want || !ok) return;
+        if (!want || !ok || key === "metric") return;
         if (key === "text") {
           ok = row.textContent.toLowerCase().indexOf(want) !== -1;
+        } else if (key === "metric-min" || key === "metric-max") {
+          var bound = parseFloat(want);
+          if (isNaN(bound)) return;
+          ok = value !== null && (key === "metric-min" ? value >= bound : value <= bound);
         } else {
           var have = (row.getAttribute("data-" + key) || "").split(" ");
           ok = have.indexOf(want) !== -1;
@@ -31,9 +62,11 @@
     if (count) count.textContent = "showing " + shown + " of " + rows.length;
   }
 
-  // Query string (?verdict=reproduced&family=grokking) pre-sets the index's paper filters.
+  // Query string (?verdict=reproduced&family=grokking) pre-sets the index's paper filters, and
+  // (?kind=sweep&status=failed) the runs page's.
+  var FROM_QUERY = ["papers-table", "runs-table"];
   function presetFromQuery(controls) {
-    if (!window.location.search || controls.getAttribute("data-for") !== "papers-table") return;
+    if (!window.location.search || FROM_QUERY.indexOf(controls.getAttribute("data-for")) === -1) return;
     var params = new URLSearchParams(window.location.search);
     controls.querySelectorAll("[data-key]").forEach(function (input) {
       var v = params.get(input.getAttribute("data-key"));
