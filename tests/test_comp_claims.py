@@ -31,7 +31,7 @@ def judge(claim_id: str, values: Callable[[dict[str, Any]], dict[str, float]], *
 
 def injected(helpful: float, misleading: float, train: float = 1.0):
     def values(labels):
-        test = {"none": 0.7, "helpful": 0.7 + helpful, "misleading": 0.7 + misleading}
+        test = {"none": 0.7, "partial": 0.7 + helpful, "parity": 0.7 + misleading}
         return {"train": train, "test": test[labels["features"]]}
 
     return values
@@ -50,11 +50,13 @@ def test_injected_features(values, verdict):
     assert judge("comp.injected_features", values).verdict == verdict
 
 
-def test_injected_features_spurious_reaches_only_the_task():
-    """``spurious`` (the positive control's stronger shortcut) is passed to the task."""
+def test_injected_features_confound_reaches_every_arm():
+    """``cue_agree`` (the training confound; the positive control's stronger dose, the negative's
+    none) is passed to the task of every arm, so the arms of a seed share their training grids."""
     claim = CLAIMS.get("comp.injected_features").obj
-    arms = claim.arms(claim.config("smoke", control="positive"))
-    assert {a.spec.task.params["spurious"] for a in arms} == {0.98}
+    for control, agree in ((None, 0.75), ("positive", 0.9), ("negative_unconfounded", None)):
+        arms = claim.arms(claim.config("smoke", control=control))
+        assert {a.spec.task.params["cue_agree"] for a in arms} == {agree}
 
 
 # ---- comp.multilabel_augmentation ---------------------------------------------------------------
@@ -254,11 +256,12 @@ def test_skill_mix(values, verdict):
 def complexity(gain: float, cost: float, val: float = 0.97, rich_val: float | None = None,
                base: float = 0.05):  # fmt: skip
     """Jump exact match ``base`` with SCAN's 4 primitives, + ``gain`` with 32, - ``cost`` when
-    the 32-primitive commands repeat; val ``val`` (``rich_val``: the 32-primitive arms')."""
+    the 32-primitive commands repeat 4 times; val ``val`` (``rich_val``: the 32-primitive
+    arms')."""
 
     def values(labels):
         rich = labels["primitives"] == 32
-        jump = base + gain * rich - cost * (labels["repeat"] > 1)
+        jump = base + gain * rich - cost * (labels["repeat"] == 4)
         v = rich_val if rich and rich_val is not None else val
         return {"val": v, "jump": jump}
 
@@ -289,9 +292,37 @@ def test_data_complexity_arms_share_the_rows():
     for fixed, rows in ((False, 3000), (True, 12000)):
         arms = claim.arms(claim.config("full", {"distinct_fixed": fixed}))
         task = {(a.labels["primitives"], a.labels["repeat"]): a.spec.task.params for a in arms}
-        assert task[(4, 1)]["n_train"] == task[(32, 1)]["n_train"] == 3000
+        assert set(task) == {(4, 2), (32, 2), (32, 1), (32, 4)}
+        assert task[(4, 2)]["n_train"] == task[(32, 2)]["n_train"] == task[(32, 1)]["n_train"]
+        assert task[(32, 1)]["n_train"] == 3000
         assert task[(32, 4)]["n_train"] == rows and task[(32, 4)]["repeat"] == 4
         assert {a.spec.steps for a in arms} == {1000}
+    # the negative control trains the repetition arms alone, its seeds 0-2 of (32, 1) the claim's
+    own, ctl = (claim.arms(claim.config("full", control=c)) for c in (None, "negative"))
+    assert {(a.labels["primitives"], a.labels["repeat"]) for a in ctl} == {(32, 1), (32, 4)}
+    shared = {a.spec.run_id for a in own} & {a.spec.run_id for a in ctl}
+    assert shared == {a.spec.run_id for a in own if a.labels["repeat"] == 1}
+
+
+@pytest.mark.slow
+def test_data_complexity_holds_rows_and_distinct_commands_fixed():
+    """Issue #31: the built training sets, not only the specs. The two complexity arms hold the
+    same rows and the same distinct commands (SCAN's 4 primitives with two phrase forms have only
+    1,712 to train on, so each of 1,500 appears twice); the repetition arms the same rows."""
+    from genlab.claims import CLAIMS
+    from genlab.tasks.scan import ScanParams, scan
+
+    claim = CLAIMS.get("comp.data_complexity").obj
+    seen = {}
+    for arm in claim.arms(claim.config("full", {"seeds": 2})):
+        if arm.labels["seed"] != 1:
+            continue
+        x = scan(ScanParams(**arm.spec.task.params), 1).train["main"].x
+        seen[(arm.labels["primitives"], arm.labels["repeat"])] = (
+            len(x), len({tuple(r) for r in x.tolist()}))  # fmt: skip
+    # 3,000 rows plus the bare 'jump' at 10% of the rows (333); distinct counts include 'jump'
+    assert seen == {(4, 2): (3333, 1501), (32, 2): (3333, 1501), (32, 1): (3333, 3001),
+                    (32, 4): (3333, 751)}  # fmt: skip
 
 
 # ---- comp.icl_forcing ---------------------------------------------------------------------------
@@ -416,16 +447,19 @@ def test_gcog_gru_attention_changes_only_the_gru_arm():
 # ---- comp.creativity ----------------------------------------------------------------------------
 
 
-def creative(peak: dict[int, float], slope: float = -0.1, utility: float = 0.95):
-    """Creativity at T = 1 per depth (``peak``, the smoke depths 1, 2, 4); utility falls and
-    novelty rises with temperature when ``slope`` < 0 (a trade-off), both rise when > 0."""
+def creative(peak: dict[int, float], across: float = -0.02, utility: float = 0.95):
+    """Creativity at T = 1 per depth (``peak``, the smoke depths 1, 2, 4); at every depth utility
+    falls and novelty rises with temperature (the sampling's own trade-off); at each temperature
+    each deeper model is 0.02 more novel and ``across`` more useful (< 0: a trade-off between
+    models; > 0: the more novel models also the more useful; 0: the models alike)."""
     from genlab.claims.comp.creativity import TEMPS, tag
 
     def values(labels):
+        rank = {1: 0, 2: 1, 4: 2}[labels["depth"]]
         out = {}
         for t in TEMPS:
-            out[f"u{tag(t)}"] = utility + slope * t
-            out[f"n{tag(t)}"] = 0.05 + 0.1 * t
+            out[f"u{tag(t)}"] = utility - 0.1 * t + across * rank
+            out[f"n{tag(t)}"] = 0.05 + 0.1 * t + 0.02 * rank
             out[f"c{tag(t)}"] = peak[labels["depth"]] * t
         return out
 
@@ -441,7 +475,7 @@ INTERIOR = {1: 0.05, 2: 0.1, 4: 0.06}
         (creative(INTERIOR), "reproduced"),
         (creative({1: 0.05, 2: 0.08, 4: 0.12}), "not reproduced"),  # deepest is most creative
         (creative({1: 0.12, 2: 0.08, 4: 0.05}), "not reproduced"),  # shallowest is
-        (creative(INTERIOR, slope=0.05), "not reproduced"),  # utility rises with novelty
+        (creative(INTERIOR, across=0.02), "not reproduced"),  # the more novel model, more useful
         (creative(INTERIOR, utility=0.6), "inconclusive"),  # walks invalid at T = 0.5: no fit
         (creative({1: -0.005, 2: -0.004, 4: -0.005}), "inconclusive"),  # at the floor (+ jitter)
     ],
@@ -449,6 +483,15 @@ INTERIOR = {1: 0.05, 2: 0.1, 4: 0.06}
 def test_creativity(values, verdict):
     r = judge("comp.creativity", values, seeds=3)
     assert r.verdict == verdict, r.evidence
+
+
+def test_creativity_trade_off_along_temperature_alone_does_not_count():
+    """Issue #31: utility falling and novelty rising with temperature, the models alike at each
+    temperature, no longer reads as the trade-off (the raw correlation over depths x
+    temperatures was about -1 here)."""
+    r = judge("comp.creativity", creative(INTERIOR, across=0.0), seeds=3)
+    assert r.verdict != "reproduced", r.evidence
+    assert abs(r.statistic["r_utility_novelty"]) < 0.9
 
 
 def test_creativity_equal_width_trains_every_depth_at_the_deepest_width():

@@ -165,6 +165,26 @@ def test_injected_features():
     assert agree(misleading.train["main"]) > 0.8 and abs(agree(misleading.test["main"]) - 0.5) < 0.1
 
 
+def test_injected_features_of_partial_use():
+    """The partial program (blocks within each quadrant) finds only some of the label's blocks and
+    never one that is not there; the parity cue agrees with the label on ``cue_agree`` of the
+    training grids of every arm, and about half of the test grids."""
+    from genlab.tasks.injected_features import _parity
+
+    part = build("injected_features", features="partial", n_train=50, n_test=2000)
+    found = part.test["main"].x[:, -4:].sum(1) > 0
+    y = part.test["main"].y.bool()
+    assert not (found & ~y).any() and 0.5 < found[y].float().mean() < 0.9
+    for features in ("none", "parity"):
+        d = build("injected_features", features=features, n_train=400, n_test=2000, cue_agree=0.75)
+        for split, want in ((d.train["main"], 0.75), (d.test["main"], 0.5)):
+            grid = split.x[:, :36].reshape(-1, 6, 6).bool().numpy()
+            agree = (torch.tensor(_parity(grid)) == split.y).float().mean()
+            assert abs(agree - want) < (0.01 if want == 0.75 else 0.05)
+    parity = build("injected_features", features="parity", n_train=50, n_test=50)
+    assert set(parity.test["main"].x[:, -1].tolist()) <= {0.0, 4.0}
+
+
 def test_multilabel_docs_augment_only_held_out_pairs():
     base = build("multilabel_docs", coverage=0.5, per_combo=5, n_val=0, n_test=3)
     aug = build("multilabel_docs", coverage=0.5, per_combo=5, n_val=0, n_test=3, augment=2)

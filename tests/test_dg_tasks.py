@@ -155,3 +155,21 @@ def test_shifted_digits_move_pixels_not_appearance():
     assert rotate(x, 30).flatten(1).std(1).mean() < 0.9 * contrast  # rotation: lower contrast
     n = sum(len(s) for part in (d.train, d.val, d.test) for s in part.values())
     assert n == 1797
+
+
+def test_object_contexts_source_concept_shift_relabels_sources_only():
+    """``train_concept_shift`` (issue #31) moves a share of the training and validation labels to
+    another class and leaves the images, the contexts and the test set of a data seed alone; at
+    its default it is left out of the params, so earlier run ids stay."""
+    entry = TASKS.get("object_contexts")
+    assert "train_concept_shift" not in entry.params().model_dump()
+    a, b = build("object_contexts", 3), build("object_contexts", 3, train_concept_shift=0.5)
+    assert torch.equal(a.test["unseen"].x, b.test["unseen"].x)
+    assert torch.equal(a.test["unseen"].y, b.test["unseen"].y)
+    moved = []
+    for part in ("train", "val"):
+        for env in getattr(a, part):
+            sa, sb = getattr(a, part)[env], getattr(b, part)[env]
+            assert torch.equal(sa.x, sb.x)
+            moved.append(sa.y != sb.y)
+    assert torch.cat(moved).float().mean().item() == pytest.approx(0.5, abs=0.05)

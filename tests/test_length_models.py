@@ -198,6 +198,22 @@ def test_stack_has_a_bounded_depth() -> None:
     assert build("stack_rnn", hidden=8).depth == INFO.extra["max_length"] + 1
 
 
+@pytest.mark.parametrize("name", ["stack_rnn", "tape_rnn"])
+def test_memory_per_input_is_the_fixed_memory_of_the_input_length_plus_one(name: str) -> None:
+    """``memory_per_input``: an input of ``t`` steps gets ``t + 1`` cells, exactly as a model built
+    with ``memory_size = t + 1`` (same weights), whatever the task's longest input. A stack that
+    never overflows reads only its top, so its outputs equal the default's; a tape is a ring, so
+    its size changes where a move past either end lands."""
+    x = torch.randint(2, 6, (3, 7))
+    per_input = build(name, hidden=8, memory_per_input=True).eval()
+    fixed = build(name, hidden=8, memory_size=8).eval()
+    default = build(name, hidden=8).eval()  # the task's longest input + 1 = 13 cells
+    with torch.no_grad():
+        assert torch.allclose(per_input(x), fixed(x), atol=1e-6)
+        same = torch.allclose(per_input(x), default(x), atol=1e-6)
+    assert same == (name == "stack_rnn")
+
+
 @pytest.mark.parametrize(("action", "moved"), [(0, 0), (1, -1), (2, 1), (3, -2), (4, 2)])
 def test_tape_writes_on_every_action_including_jumps(action: int, moved: int) -> None:
     """Each of the five actions writes under the head, then moves it (jumps by L = 2 here)."""

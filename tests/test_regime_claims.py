@@ -20,13 +20,14 @@ def finish(rows: list[dict]) -> pd.DataFrame:
     return t
 
 
-def updates_table(small, large, gbn, upd, log_fit=0.1, train_large=0.99):
+def updates_table(small, large, gbn, upd, log_fit=0.1, train_large=1.0):
     rows = []
     for arm, accs in (("small", small), ("large", large), ("large_gbn", gbn),
                       ("large_updates", upd)):  # fmt: skip
         for s, a in enumerate(accs):
             train = train_large if arm == "large" else 1.0
-            rows.append({"arm": arm, "seed": s, "test": a, "train": train, "log_fit": log_fit})
+            rows.append({"arm": arm, "seed": s, "test": a, "train": train, "log_fit": log_fit,
+                         "train_loss": 0.005 if arm == "large" else 0.001})  # fmt: skip
     return finish(rows)
 
 
@@ -36,11 +37,11 @@ SMALL = [0.985, 0.987, 0.986]
 @pytest.mark.parametrize(
     ("large", "gbn", "upd", "log_fit", "train_large", "verdict"),
     [
-        ([0.95, 0.96, 0.955], [0.97, 0.975, 0.972], [0.984, 0.986, 0.985], 0.1, 0.99,
+        ([0.95, 0.96, 0.955], [0.97, 0.975, 0.972], [0.984, 0.986, 0.985], 0.1, 1.0,
          "reproduced"),
-        ([0.985, 0.987, 0.986], [0.985, 0.987, 0.986], [0.985, 0.987, 0.986], 0.1, 0.99,
+        ([0.985, 0.987, 0.986], [0.985, 0.987, 0.986], [0.985, 0.987, 0.986], 0.1, 1.0,
          "not reproduced"),  # no gap at equal epochs
-        ([0.95, 0.99, 0.90], [0.97, 0.975, 0.972], [0.984, 0.986, 0.985], 0.1, 0.99,
+        ([0.95, 0.99, 0.90], [0.97, 0.975, 0.972], [0.984, 0.986, 0.985], 0.1, 1.0,
          "inconclusive"),  # the gap's CI straddles 0
         ([0.95, 0.96, 0.955], [0.97, 0.975, 0.972], [0.984, 0.986, 0.985], 0.1, 0.5,
          "inconclusive"),  # the large batch did not fit its training set
@@ -55,6 +56,17 @@ def test_updates_not_batch_judge(large, gbn, upd, log_fit, train_large, verdict)
         assert r.statistic["gap"] == pytest.approx(0.986 - 0.955, abs=1e-9)
     if train_large < 0.9:
         assert "did not fit" in r.evidence
+
+
+def test_updates_not_batch_needs_every_run_at_matched_fit():
+    """Issue #31: one large-batch run short of its training set (0.98, the other seeds 1.0; the
+    arm's mean 0.993 passes the mean fit guard) makes the gap inconclusive, not a decision."""
+    t = updates_table(SMALL, [0.95, 0.96, 0.955], [0.97, 0.975, 0.972], [0.984, 0.986, 0.985])
+    t.loc[(t["arm"] == "large"), "train"] = [1.0, 1.0, 0.98]
+    r = UPDATES.evaluate(UPDATES.config("smoke"), t)
+    assert r.verdict == "inconclusive" and "Not at matched fit" in r.evidence, r.evidence
+    assert "did not fit" not in r.evidence  # the mean guard alone would have let it through
+    assert UPDATES.config("full").epochs == 30
 
 
 def test_updates_not_batch_refuted_when_distance_grows_like_a_random_walk():

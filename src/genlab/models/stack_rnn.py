@@ -4,7 +4,9 @@ An RNN controller reads the input and the top of a differentiable stack. At each
 softmax weights over three actions (PUSH a new vector ``tanh(W h)``, POP, NO-OP) and the stack
 becomes their weighted mix. The stack has a fixed depth, ``memory_size`` cells, as in the paper's
 code (``stack_size``, 30 there): a push onto a full stack drops the bottom cell. By default the depth
-is the task's longest input + 1, so it never overflows on the task's own splits. The update is
+is the task's longest input + 1, so it never overflows on the task's own splits; with
+``memory_per_input`` it is each batch's input length + 1 instead (it never overflows either, and a
+short training batch does not pay for the longest test input's cells). The update is
 batched; the only Python loop is over time steps. Differences from the paper's code: the pushed
 vector goes through ``tanh`` (theirs is linear) and the read-out is linear in ``h`` (theirs is
 ``Linear(relu(h))``).
@@ -31,11 +33,22 @@ class StackRNNParams(RecurrentParams):
     memory_size: int | None = Field(
         None, ge=1, description="memory cells; default the task's longest input + 1"
     )
+    memory_per_input: bool = Field(
+        False,
+        description="cells = each batch's input length + 1 (never overflows; short "
+        "training inputs then do not pay for the longest test input's memory)",
+    )
 
 
 def memory_cells(p: StackRNNParams, info: TaskInfo) -> int:
     """The fixed memory size: ``memory_size``, else the task's longest input + 1."""
     return p.memory_size or int(info.extra.get("max_length") or info.seq_len or 64) + 1
+
+
+def cells_for(model: nn.Module, t: int) -> int:
+    """The memory cells for an input of ``t`` steps: ``t + 1`` with ``memory_per_input``, else
+    the model's fixed size."""
+    return t + 1 if model.per_input else model.fixed_cells
 
 
 class Controller(nn.Module):
@@ -77,11 +90,12 @@ class StackRNN(RecurrentBase):
         self.actions = nn.Linear(p.hidden, 3)
         self.push_value = nn.Linear(p.hidden, p.stack_dim)
         self.stack_dim = p.stack_dim
-        self.depth = memory_cells(p, info)
+        self.depth = self.fixed_cells = memory_cells(p, info)
+        self.per_input = p.memory_per_input
 
     def states(self, e: Tensor, x: Tensor) -> Tensor:
         n, t, _ = e.shape
-        stack = e.new_zeros(n, self.depth, self.stack_dim)
+        stack = e.new_zeros(n, cells_for(self, t), self.stack_dim)
         state = self.ctrl.init(n, e)
         out = []
         for i in range(t):

@@ -7,9 +7,10 @@ every action, jumps included). The tape is kept with the head at cell 0 and move
 the new tape is the action-weighted mix. ``L`` is the number of input tokens (tokens
 ``>= first_symbol``) of each sequence, so jumps are per-sample gathers, batched; the only Python
 loop is over time steps. The tape is a ring of ``memory_size`` cells (default the task's longest
-input + 1). Differences from the paper's code: the written vector is ``tanh(W h)`` (theirs comes
-from a two-layer MLP), and the read-out sees the controller state and the cell under the head
-*after* the step's action (theirs reads ``h`` only). With the paper's read-out no one-hot policy
+input + 1; with ``memory_per_input``, each batch's input length + 1). Differences from the
+paper's code: the written vector is ``tanh(W h)`` (theirs comes from a two-layer MLP), and the
+read-out sees the controller state and the cell under the head *after* the step's action (theirs
+reads ``h`` only). With the paper's read-out no one-hot policy
 reaches the first symbol of duplicate string's second copy (it would need a move of ``-(L - 1)``);
 reading after the action lets a pass answer in the step it moves.
 """
@@ -23,7 +24,7 @@ from torch import Tensor, nn
 from genlab.data import TaskInfo
 from genlab.models import MODELS
 from genlab.models.rnn import RecurrentBase
-from genlab.models.stack_rnn import Controller, StackRNNParams, memory_cells
+from genlab.models.stack_rnn import Controller, StackRNNParams, cells_for, memory_cells
 
 
 class TapeRNNParams(StackRNNParams):
@@ -63,12 +64,13 @@ class TapeRNN(RecurrentBase):
         self.actions = nn.Linear(p.hidden, 5)
         self.write_value = nn.Linear(p.hidden, p.stack_dim)
         self.cell_dim = p.stack_dim
-        self.cells = memory_cells(p, info)
+        self.cells = self.fixed_cells = memory_cells(p, info)
+        self.per_input = p.memory_per_input
 
     def states(self, e: Tensor, x: Tensor) -> Tensor:
         n, t, _ = e.shape
         length = (x >= self.first_symbol).sum(1) if self.first_symbol else x.new_full((n,), t)
-        tape = e.new_zeros(n, self.cells, self.cell_dim)
+        tape = e.new_zeros(n, cells_for(self, t), self.cell_dim)
         state = self.ctrl.init(n, e)
         out = []
         for i in range(t):

@@ -21,6 +21,11 @@ uniformly drawn contexts). Knobs:
 * ``diversity``: the width of each context's hue range (within-context diversity);
 * ``concept_shift``: the share of ``test/unseen`` labels replaced by another class (P(y|x)
   differs between training and test: concept shift);
+* ``train_concept_shift``: the share of training and validation labels (the source domains)
+  replaced by another class, drawn uniformly: the sources' P(y|x) is the test's mixed with the
+  other classes, so source and target differ in concept while the most likely label of every
+  image stays its own (drawn from a generator of its own, so the images, contexts and test set
+  of a data seed do not change with it);
 * ``augment``: the share of training images whose hue is redrawn uniformly over the span of all
   contexts (nuisance augmentation).
 
@@ -30,6 +35,7 @@ The realisation depends on ``data_seed`` alone.
 from __future__ import annotations
 
 import math
+from typing import Any, ClassVar
 
 import torch
 from pydantic import Field, model_validator
@@ -50,9 +56,18 @@ class ObjectContextsParams(Params):
     disparity: float = Field(1.0, ge=0, le=math.pi, description="hue distance between contexts")
     diversity: float = Field(0.3, ge=0, le=2 * math.pi, description="hue range within a context")
     concept_shift: float = Field(0.0, ge=0, le=1, description="share of relabelled test images")
+    train_concept_shift: float = Field(
+        0.0,
+        ge=0,
+        lt=0.9,
+        description="share of relabelled training and validation images (source concept shift)",
+    )
     augment: float = Field(0.0, ge=0, le=1, description="share of training hues redrawn at random")
     val_fraction: float = Field(0.2, gt=0, lt=1, description="share of seen images for val/*")
     test_fraction: float = Field(0.3, gt=0, lt=1, description="share of all images for test")
+
+    # added with issue #31: at 0 it is left out of the params, so earlier run ids stay
+    quiet_defaults: ClassVar[dict[str, Any]] = {"train_concept_shift": 0.0}
 
     @model_validator(mode="after")
     def _seen(self) -> ObjectContextsParams:
@@ -96,12 +111,18 @@ def object_contexts(params: ObjectContextsParams, data_seed: int) -> TaskData:
     hue = torch.where(redraw, uniform, hue)
     x = render(images[rest], hue)
     is_val = torch.rand(len(rest), generator=gen) < params.val_fraction
+    ys = y[rest]
+    if params.train_concept_shift > 0:  # its own generator: the main stream stays as it was
+        g2 = torch.Generator().manual_seed(data_seed + 104729)
+        noisy = torch.rand(len(rest), generator=g2) < params.train_concept_shift
+        moved = (ys + torch.randint(1, N_CLASSES, (len(rest),), generator=g2)) % N_CLASSES
+        ys = torch.where(noisy, moved, ys)
     train, val = {}, {}
     for c in range(k):
         meta = {"context": c, "hue_centre": c * params.disparity}
         tr, va = (ctx == c) & ~is_val, (ctx == c) & is_val
-        train[f"ctx{c}"] = Split(x[tr], y[rest][tr], meta)
-        val[f"ctx{c}"] = Split(x[va], y[rest][va], meta)
+        train[f"ctx{c}"] = Split(x[tr], ys[tr], meta)
+        val[f"ctx{c}"] = Split(x[va], ys[va], meta)
 
     # test: each image in a context its class was not seen in (any context if all are seen)
     unseen = k - params.seen

@@ -11,10 +11,21 @@ labels); a prompt ``(start, end, label)`` asks for a walk from ``start`` to ``en
 of the three constraints met), novelty N (one minus the largest Jaccard overlap of the walk's
 edges with those of a training walk from the same start) and creativity E[U N].
 
-The predicate: (1) at temperature 1, the best interior depth beats both the shallowest and the
-deepest model in creativity (paired-seed CIs above 0, each by >= ``min_gain``); (2) across the
-depths x temperatures of one seed, utility and novelty correlate negatively (Pearson r, its CI
-over seeds below 0 and its estimate <= ``max_r``).
+The predicate, the paper's two statements about models of one compute budget: (1) at
+temperature 1, the best interior depth beats both the shallowest and the deepest model in
+creativity (paired-seed CIs above 0, each by >= ``min_gain``): an optimal depth exists; (2) across
+the depths, with the sampling temperature held fixed, utility and novelty correlate negatively:
+per seed, utility and novelty are centred within each temperature (0.5, 1, 1.5) and correlated
+over the depths x temperatures (Pearson r of the 12 centred pairs, so only the differences
+between models at one temperature count), its CI over seeds below 0 and its estimate <=
+``max_r``: the novelty-utility trade-off holds between models, not only along one model's
+temperature.
+
+Redesigned on Dec 3 2026 (issue #31, after the earlier results had been seen: every depth at
+0.056-0.060 creativity, r -0.992): part (2) correlated raw utility and novelty over depths x
+temperatures, so the spread of the temperatures alone (utility falls and novelty rises as a
+model samples hotter, by construction of sampling) decided it; the depths, which the paper's
+claim is about, hardly counted. Now each temperature's mean is removed first.
 
 Differences from Schapiro et al.: a 60-node graph (theirs ~100), models of ~0.2M non-embedding
 parameters trained for a CPU budget (theirs from ~1M up), one compute budget and one width-depth
@@ -93,8 +104,9 @@ class Creativity(Claim):
         "On a labelled concept graph, among decoder-only transformers of depth 1, 2, 4 and 8 at "
         "equal compute, the best interior depth beats both the 1- and the 8-layer model in "
         "creativity E[U N] at temperature 1 (paired-seed 95% CIs above 0, gains >= 0.01), and "
-        "across depths x temperatures (0.5, 1, 1.5) utility and novelty correlate negatively "
-        "(per-seed Pearson r, 95% CI below 0, mean <= -0.2)."
+        "across the depths at a fixed temperature utility and novelty correlate negatively "
+        "(per seed, Pearson r of utility and novelty centred within each temperature 0.5, 1, "
+        "1.5; 95% CI below 0, mean <= -0.2)."
     )
     Config = CreativityConfig
     scope = "reconstruction"
@@ -154,25 +166,34 @@ class Creativity(Claim):
         return Design(base, axes={"depth": depth}, seeds=cfg.seeds).expand()
 
     def synthetic(self, cfg: CreativityConfig, arm: dict, case: Case) -> dict[str, float]:
-        """Effect: creativity 0.1 x T at the interior depths, 0.05 x T at the ends, utility
-        falling and novelty rising with T; null: every depth alike and utility rising with
-        novelty; unfit: as effect, the shallowest model's utility 0.5."""
+        """Effect: creativity 0.1 x T at the interior depths, 0.05 x T at the ends; utility
+        falling and novelty rising with T, and at each T each deeper model less useful and more
+        novel; null: every depth alike in creativity and, at each T, the more novel models also
+        the more useful (the temperature's own trade-off kept); unfit: as effect, the shallowest
+        model's utility 0.5."""
         interior = arm["depth"] not in (min(cfg.depths), max(cfg.depths))
         peak = 0.1 if interior and case != "null" else 0.05
-        slope = 0.05 if case == "null" else -0.1
+        rank = sorted(cfg.depths).index(arm["depth"])
+        du = (0.01 if case == "null" else -0.01) * rank
         u0 = 0.5 if case == "unfit" and arm["depth"] == min(cfg.depths) else 0.9
         out = {}
         for t in TEMPS:
-            out |= {f"u{tag(t)}": u0 + slope * t, f"n{tag(t)}": 0.05 + 0.1 * t,
+            out |= {f"u{tag(t)}": u0 - 0.1 * t + du, f"n{tag(t)}": 0.05 + 0.1 * t + 0.01 * rank,
                     f"c{tag(t)}": peak * t}  # fmt: skip
         return out
 
     def correlations(self, cfg: CreativityConfig, table: pd.DataFrame) -> list[float]:
-        """Per seed, Pearson r of utility and novelty over the depths x temperatures."""
+        """Per seed, Pearson r of utility and novelty over the depths x temperatures, each
+        centred within its temperature (the differences between models at one temperature)."""
+
+        def centred(rows: pd.DataFrame, col: str) -> np.ndarray:
+            v = rows[col].to_numpy(float)
+            return v - np.nanmean(v) if np.isfinite(v).any() else v
+
         out = []
         for _, rows in table.groupby("seed"):
-            u = np.concatenate([rows[f"u{tag(t)}"].to_numpy(float) for t in cfg.temperatures])
-            n = np.concatenate([rows[f"n{tag(t)}"].to_numpy(float) for t in cfg.temperatures])
+            u = np.concatenate([centred(rows, f"u{tag(t)}") for t in cfg.temperatures])
+            n = np.concatenate([centred(rows, f"n{tag(t)}") for t in cfg.temperatures])
             ok = ~(np.isnan(u) | np.isnan(n))
             u, n = u[ok], n[ok]
             if len(u) < 3 or u.std() == 0 or n.std() == 0:
@@ -194,7 +215,8 @@ class Creativity(Claim):
         iv_hi = Interval.of(f"creativity: depth {best} - depth {depths[-1]}", hi_gain,
                             smallest=cfg.min_gain)  # fmt: skip
         rs = self.correlations(cfg, table)
-        iv_r = Interval.of("r(utility, novelty)", rs, smallest=cfg.max_r, above=False)
+        iv_r = Interval.of("r(utility, novelty) across depths, within temperature", rs,
+                           smallest=cfg.max_r, above=False)  # fmt: skip
         ivs = [iv_lo, iv_hi, iv_r]
         stats = {"best_interior_depth": best, "r_utility_novelty": iv_r.estimate}
         per = []

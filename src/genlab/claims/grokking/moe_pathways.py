@@ -6,24 +6,43 @@ metrics track generalization.
 Here: a top-1 MoE transformer (2 layers, 4 experts) on modular addition mod 23 in a grokking regime
 (weight decay 1, the leak-free split, 75% of the table), with the ``pathways`` probe on the
 training set (mean pairwise Hamming distance between pathways; their normalised entropy as
-complexity). Runs stop a few evaluations after test accuracy holds 90%: the claim is about the
-transition. Lost: one-pass LLM pretraining, the paper's edit distance and consistency metrics,
-real downstream benchmarks.
+complexity). Lost: one-pass LLM pretraining, the paper's edit distance and consistency metrics,
+real downstream benchmarks. Li et al. release no code for the pathway metrics that we could find;
+the differences above are the scope.
 
 Measured history (why 75% of the table): docs/grokking.md (grokking.moe_pathways).
 
-Controls of Dec 3 2026 (issue #30). The negative control was one expert, whose pathways are all
-the same at every step, so it could not fall and failed by construction; the positive control was
-the smoke budget itself (``{}``). The negative is now a run below the critical size (30% of the
-table), which memorizes and never generalizes, read as memorizing (``reading``): by Li et al.'s
-logic, pathway metrics that monitor generalization from training data alone must not fall where
-nothing generalizes, so the pathways must not fall from train fit to the end of training with a
-Spearman correlation <= -0.5 against the step; were they to fall (e.g. weight decay shrinking the
-router), the control comes out "reproduced" and the claim's fall is not specific to grokking. Its
-own guard asks that the run did not generalize (best test accuracy <= 0.2). Measured at smoke: it
-comes out "reproduced" (the pathways do simplify in a run that only memorizes; ``open``), so the
-claim cannot record "reproduced" until a design shows the fall is specific to grokking. The
-positive control is 80% of the table, where the model groks sooner (measured: reproduced).
+Design of issue #31 (Dec 2026): the fall must need generalization, not only training time.
+Until then the claim read each grokking run alone (pathways lower at 90% test than at train fit,
+Spearman <= -0.5 with test accuracy), and a run below the critical size that never generalizes
+(30% of the table) showed the same fall (distance 0.589 -> 0.504, Spearman with the step -0.66;
+dips to 0.15-0.27 between steps 1,150 and 2,700): weight decay on a model that only memorizes
+simplifies its routing too, so a fall over training time said nothing about generalization. The
+claim now trains, beside each grokking run, a *drift reference*: the same model, optimiser,
+fraction and number of steps on a random table of the same size (``operation = "random"``:
+random labels, no rule, so nothing can generalize), and asks that the pathways fall more in the
+run that generalizes than in the one that cannot. Both run the full budget (no early stop), and
+each metric is read as a window mean (the metrics oscillate by +-0.15 between evaluations, so one
+evaluation is too noisy): ``early`` over the first fifth of the budget from the run's own train
+fit (the memorization phase: test accuracy ~0), ``late`` over the last fifth (after grokking);
+the relative drop is ``(early - late) / early``. Per seed (a rule run and a random run of the same
+seed): both metrics drop by >= 10% of their early level in the rule run, and by >= 10 points more
+than in the random run. Every seed: reproduced; at most half: not reproduced (the count rule).
+Guards: both arms fit their training set (train accuracy 99%); the rule run groks (best test
+accuracy >= 90%).
+
+Controls (issue #31):
+
+- negative: 30% of the table for both arms, below the critical size (the rule run memorizes and
+  never generalizes), read as memorizing (its guard: the rule run's best test accuracy <= 0.2).
+  By Li et al.'s logic, metrics that monitor generalization must not fall more on a structured
+  table than on a random one when neither generalizes; should they (the structure alone
+  simplifying the routing), the control comes out "reproduced" and the claim's excess fall is not
+  specific to generalization.
+- positive: 80% of the table for both arms (the rule run groks sooner).
+
+No pilot read the new predicate. A pilot read fit only: the random arm's train accuracy at 75%
+(seed 0) and at 30%, to check that a random table of that size is memorized within the budget.
 """
 
 from __future__ import annotations
@@ -44,38 +63,39 @@ from genlab.registry import Params
 from genlab.report.claim_figures import Curves
 
 FIT, GROK, NO_GEN = 0.99, 0.9, 0.2
+WINDOW = 0.2  # the early and late windows, as a share of the budget
 
 
 def pathway(metric: str, what: str) -> Derived:
-    """``metric`` (a ``pathways`` probe output) at train fit, at 90% test accuracy, at the last
-    evaluation, or its Spearman correlation with test accuracy (``rho``) or with the step
-    (``trend``) over the evaluations from train fit on."""
+    """``metric`` (a ``pathways`` probe output) averaged over the ``early`` window (from the first
+    evaluation at 99% train accuracy over the next fifth of the run's evaluated steps) or the
+    ``late`` one (its last fifth), or its Spearman correlation with test accuracy over the
+    evaluations from train fit on (``rho``). NaN where the run never fits, or fits so late that
+    the two windows meet."""
 
     def fn(m: pd.DataFrame) -> float:
         path, train, test = (series(m, s, k) for s, k in ((TRAIN, metric), (TRAIN, "accuracy"),
                                                           (TEST, "accuracy")))  # fmt: skip
-        fit, grok = train[train >= FIT].index.min(), test[test >= GROK].index.min()
-        after = path[path.index >= fit] if not math.isnan(fit) else path.iloc[:0]
-        if what in ("rho", "trend"):
-            against = (
-                test.reindex(after.index)
-                if what == "rho"
-                else after.index.to_series(index=after.index)
-            )
-            return float(after.corr(against.astype(float), method="spearman"))
-        if what == "end":
-            return float(path.iloc[-1]) if len(path) else math.nan
-        step = fit if what == "fit" else grok
-        return float(path.get(step, math.nan)) if not math.isnan(step) else math.nan
+        hit = train[train >= FIT].index
+        if not len(path) or not len(hit):
+            return math.nan
+        fit, last = float(hit.min()), float(path.index.max())
+        if what == "rho":
+            after = path[path.index >= fit]
+            return float(after.corr(test.reindex(after.index).astype(float), method="spearman"))
+        width = WINDOW * last
+        if fit + width > last - width:
+            return math.nan
+        lo, hi = (fit, fit + width) if what == "early" else (last - width, last)
+        return float(path[(path.index >= lo) & (path.index <= hi)].mean())
 
-    return Derived(fn, {"fit": f"{metric} at train fit", "grok": f"{metric} at 90% test",
-                        "end": f"{metric} at the last evaluation",
-                        "rho": f"Spearman of {metric} with test accuracy from fit on",
-                        "trend": f"Spearman of {metric} with the step from fit on"}[what])  # fmt: skip
+    return Derived(fn, {"early": f"mean {metric} over the first fifth of the budget from train fit",
+                        "late": f"mean {metric} over the last fifth of the budget",
+                        "rho": f"Spearman of {metric} with test accuracy from fit on"}[what])  # fmt: skip
 
 
 class MoEConfig(Params):
-    """The MoE grokking run, one per seed."""
+    """The MoE runs: per seed, one on the rule (modular addition) and one on a random table."""
 
     p: int = Field(23, ge=5, le=200)
     train_fraction: float = Field(0.75, gt=0, lt=1)
@@ -88,66 +108,62 @@ class MoEConfig(Params):
     seeds: int = Field(3, ge=1)
     reading: Literal["grokking", "memorizing"] = Field(
         "grokking",
-        description="grokking: the claim (pathways at 90% test vs at train fit, "
-        "Spearman with test accuracy; the run must grok); memorizing: the negative control's "
-        "reading of a run that never generalizes (pathways at the end vs at train fit, Spearman "
-        "with the step; the run must stay at best test accuracy <= 0.2)",
+        description="grokking: the claim (the rule run must grok, best test accuracy >= 0.9); "
+        "memorizing: the negative control's reading of a rule run that never generalizes (best "
+        "test accuracy <= 0.2); the predicate is the same",
     )
 
 
 class MoEPathways(Claim):
-    """Pathway distance and complexity fall as a tiny MoE transformer groks (Li et al., #38)."""
+    """Pathway distance and complexity fall more as a tiny MoE groks than as it memorizes random
+    labels over the same steps (Li et al., #38)."""
 
     id = "grokking.moe_pathways"
     papers = (Ref(38, "Li, Fan & Zhou 2025", "Where to find grokking in LLM pretraining? Monitor "
                   "memorization-to-generalization without test"),)  # fmt: skip
     statement = (
-        "In every seed of a MoE transformer that groks (train 99%, then test 90%), training-set "
-        "pathway distance and pathway entropy are both lower when test accuracy first reaches 90% "
-        "than when train accuracy first reached 99%, with a Spearman correlation <= -0.5 against "
-        "test accuracy over the evaluations from train fit on."
+        "A MoE transformer trained the same number of steps on modular addition, which it groks "
+        "(train 99%, then test 90%), and on a random table of the same size (random labels: it "
+        "can only memorize): in every seed, training-set pathway distance and pathway entropy "
+        "each fall (mean over the last fifth of the budget vs the first fifth from train fit) by "
+        ">= 10% of their early level in the run that groks, and by >= 10 points more than in "
+        "the random-label run."
     )
     Config = MoEConfig
     scope = "proxy"
     scope_note = (
         "Li et al. follow OLMoE (7B) checkpoints through one-pass LLM pretraining, with "
         "pathway edit distance and consistency; here a 2-layer, 4-expert top-1 MoE "
-        "transformer grokking modular addition mod 23, with Hamming distance and "
-        "entropy of the training samples' pathways."
+        "transformer grokking modular addition mod 23 against the same model memorizing a "
+        "random table, with Hamming distance and entropy of the training samples' pathways."
     )
     budgets = {"smoke": {"seeds": 1}, "full": {}}
-    MAX_RHO = -0.5
+    MIN_DROP = MIN_EXCESS = 0.1
     METRICS = ("pathway_distance", "pathway_entropy")
     measures = {"train": Extreme(TRAIN, "accuracy"), "test": Extreme(TEST, "accuracy"),
                 "t_fit": FirstStep(TRAIN, "accuracy", FIT), "t_grok": FirstStep(TEST, "accuracy", GROK),
                 **{f"{m[8:]}_{w}": pathway(m, w) for m in METRICS
-                   for w in ("fit", "grok", "rho", "end", "trend")}}  # fmt: skip
-    fit = Fit("train", FIT)
-    extra_guards = (Fit("test", GROK),)  # it grokked: the claim is about pathways while grokking
-    floor = NotApplicable("floor", "one arm; not grokking is caught by the test-accuracy guard")
-    figure = Curves((TRAIN,), metric="pathway_distance")
+                   for w in ("early", "late", "rho")}}  # fmt: skip
+    fit = Fit("train", FIT)  # both arms: the rule run and the random-label run fit their tables
+    extra_guards = (Fit("test", GROK, where={"data": ("rule",)}),)  # the rule run grokked
+    floor = NotApplicable("floor", "the random-label arm sits at chance by construction; the "
+                          "rule arm not grokking is caught by the test-accuracy guard")  # fmt: skip
+    figure = Curves((TRAIN,), metric="pathway_distance", by="data")
     controls = {
         "negative": Control({"train_fraction": 0.3, "reading": "memorizing"}, "not reproduced",
-                            "30% of the table, below the critical size: the model memorizes and "
-                            "never generalizes, so pathway metrics that monitor generalization "
-                            "must not fall from train fit to the end of training", heavy=True,
-                            open="measured 'reproduced' (smoke, Dec 3 2026, 65 s CPU, 259 s wall at "
-                            "load 12): train fit at step 29, test accuracy 0.000 throughout (best "
-                            "0.027), yet pathway distance 0.589 at fit -> 0.504 at the end "
-                            "(Spearman with the step -0.66; as low as 0.22-0.31 between steps 1,550 "
-                            "and 2,700) and entropy 0.913 -> 0.793 (Spearman -0.71): the pathways "
-                            "simplify in a run that only memorizes, so the claim's fall is not "
-                            "specific to grokking at this scale"),
-        "positive": Control({"train_fraction": 0.8}, "reproduced", "80% of the table: more data, "
-                            "the model groks sooner. Measured (smoke, Dec 3 2026): reproduced, "
-                            "distance 0.657 -> 0.249 (Spearman -0.68), entropy 0.932 -> 0.394 "
-                            "(-0.72); 100 s CPU, 343 s wall at load 11", heavy=True),
+                            "30% of the table for both arms, below the critical size: the rule "
+                            "run memorizes and never generalizes, so by Li et al.'s logic its "
+                            "pathways must not fall more than the random-label run's",
+                            heavy=True),
+        "positive": Control({"train_fraction": 0.8}, "reproduced", "80% of the table for both "
+                            "arms: more data, the rule run groks sooner", heavy=True),
     }  # fmt: skip
 
     def guards(self, cfg: MoEConfig):
-        """Read as memorizing, the run must not generalize instead of having to grok."""
+        """Read as memorizing, the rule run must not generalize instead of having to grok."""
         if cfg.reading == "memorizing":
-            return [self.fit, self.floor, Fit("test", NO_GEN, below=True)]
+            return [self.fit, self.floor, Fit("test", NO_GEN, where={"data": ("rule",)},
+                                              below=True)]  # fmt: skip
         return [self.fit, self.floor, *self.extra_guards]
 
     def arms(self, cfg: MoEConfig):
@@ -158,50 +174,62 @@ class MoEPathways(Claim):
                 "optimizer": {"name": "adamw", "lr": cfg.lr, "weight_decay": cfg.weight_decay},
                 "steps": cfg.steps, "checkpoint_every": 100_000,
                 "eval": {"every": max(1, cfg.steps // 60), "log_points": 20,
-                         "probes": [{"name": "accuracy"}, {"name": "pathways"}]},
-                "stop": [{"split": TEST, "metric": "accuracy", "threshold": GROK, "patience": 6}]}  # fmt: skip
-        return Design(base, seeds=cfg.seeds).expand()
+                         "probes": [{"name": "accuracy"}, {"name": "pathways"}]}}  # fmt: skip
+        data = {"rule": {"task.params.operation": "add"},
+                "random": {"task.params.operation": "random"}}  # fmt: skip
+        return Design(base, axes={"data": data}, seeds=cfg.seeds).expand()
 
     def synthetic(self, cfg: MoEConfig, arm: dict, case: Case) -> dict[str, float]:
-        """Effect: pathway distance 0.6 -> 0.4 and entropy 0.9 -> 0.6 from train fit to 90% test
-        (read as memorizing: to the end, at test 0.05), Spearman -0.8; null: both rise by 0.05,
-        Spearman +0.2; unfit: train accuracy stops at 0.5."""
-        mem, fall, nan = cfg.reading == "memorizing", case != "null", math.nan
-        out = {
-            "train": 0.5 if case == "unfit" else 1.0,
-            "test": 0.05 if mem else 0.95,
-            "t_fit": nan if case == "unfit" else 300.0,
-            "t_grok": nan if mem else 1500.0,
-        }
+        """Effect: in the rule run distance 0.6 -> 0.4 and entropy 0.9 -> 0.6 (a third), in the
+        random run 0.6 -> 0.57 and 0.9 -> 0.86 (5%); null: the random run falls as much as the
+        rule run; unfit: the random run's train accuracy stops at 0.5. The rule run groks (test
+        0.95), or read as memorizing stays at 0.05; the random run stays at chance."""
+        rule, nan = arm["data"] == "rule", math.nan
+        test = (0.05 if cfg.reading == "memorizing" else 0.95) if rule else 0.05
+        out = {"train": 0.5 if case == "unfit" and not rule else 1.0, "test": test,
+               "t_fit": nan if case == "unfit" and not rule else 50.0,
+               "t_grok": 1500.0 if rule and test >= GROK else nan}  # fmt: skip
         for m, start in (("distance", 0.6), ("entropy", 0.9)):
-            late, rho = (start - 0.2, -0.8) if fall else (start + 0.05, 0.2)
-            out |= {
-                f"{m}_fit": start,
-                f"{m}_grok": nan if mem else late,
-                f"{m}_end": late,
-                f"{m}_rho": nan if mem else rho,
-                f"{m}_trend": rho,
-            }
+            late = start * (2 / 3 if rule or case == "null" else 0.95)
+            out |= {f"{m}_early": start, f"{m}_late": late, f"{m}_rho": -0.8 if rule else nan}
         return out
 
     def decide(self, cfg: MoEConfig, table: pd.DataFrame) -> Decision:
-        ok = table["status"] == "done"
-        late, rho = ("grok", "rho") if cfg.reading == "grokking" else ("end", "trend")
+        by = {d: table[table["data"] == d].set_index("seed") for d in ("rule", "random")}
+        seeds = sorted(set(by["rule"].index) & set(by["random"].index))
+        ok = pd.Series(True, index=seeds)
+        stats: dict[str, float] = {}
         for m in ("distance", "entropy"):
-            ok &= (table[f"{m}_{late}"] < table[f"{m}_fit"]) & (table[f"{m}_{rho}"] <= self.MAX_RHO)
-        n, k = len(table), int(ok.sum())
-        med = table.median(numeric_only=True)
-        stats = {"seeds": n, "seeds_passing": k} | {
-            f"median_{c}": med[c] for c in table.columns if c.startswith(("distance", "entropy"))
-        }
-        where, against = (("at 90% test", "test accuracy") if cfg.reading == "grokking"
-                          else ("at the end", "the step"))  # fmt: skip
-        sentence = (f"{k}/{n} seeds pass; median pathway distance {med['distance_fit']:.3f} at "
-                    f"train fit -> {med[f'distance_{late}']:.3f} {where} (Spearman with {against} "
-                    f"{med[f'distance_{rho}']:.2f}); entropy {med['entropy_fit']:.3f} -> "
-                    f"{med[f'entropy_{late}']:.3f} (Spearman {med[f'entropy_{rho}']:.2f}); best "
-                    f"test accuracy {med['test']:.3f}; p={cfg.p}, {cfg.train_fraction:g} of the "
-                    f"table, {cfg.n_experts} experts, weight decay {cfg.weight_decay}.")  # fmt: skip
+            drop = {d: (t[f"{m}_early"] - t[f"{m}_late"]) / t[f"{m}_early"] for d, t in by.items()}
+            excess = drop["rule"].reindex(seeds) - drop["random"].reindex(seeds)
+            ok &= (drop["rule"].reindex(seeds) >= self.MIN_DROP) & (excess >= self.MIN_EXCESS)
+            stats |= {f"median_{m}_drop_rule": drop["rule"].median(),
+                      f"median_{m}_drop_random": drop["random"].median(),
+                      f"median_{m}_excess": excess.median()}  # fmt: skip
+            for d, t in by.items():
+                stats |= {f"median_{m}_early_{d}": t[f"{m}_early"].median(),
+                          f"median_{m}_late_{d}": t[f"{m}_late"].median()}  # fmt: skip
+        done = table.groupby("seed")["status"].apply(lambda s: bool((s == "done").all()))
+        ok &= done.reindex(seeds).fillna(False).astype(bool)
+        n, k = len(seeds), int(ok.sum())
+        stats |= {"seeds": n, "seeds_passing": k,
+                  "median_rho_distance_rule": by["rule"]["distance_rho"].median(),
+                  "median_best_test_rule": by["rule"]["test"].median()}  # fmt: skip
+        s = stats
+        sentence = (
+            f"{k}/{n} seeds pass; median relative drop (first fifth from fit -> last fifth) of "
+            f"pathway distance {s['median_distance_drop_rule']:.2f} on the rule "
+            f"({s['median_distance_early_rule']:.3f} -> {s['median_distance_late_rule']:.3f}) vs "
+            f"{s['median_distance_drop_random']:.2f} on random labels "
+            f"({s['median_distance_early_random']:.3f} -> {s['median_distance_late_random']:.3f}); "
+            f"of entropy {s['median_entropy_drop_rule']:.2f} "
+            f"({s['median_entropy_early_rule']:.3f} -> {s['median_entropy_late_rule']:.3f}) vs "
+            f"{s['median_entropy_drop_random']:.2f} "
+            f"({s['median_entropy_early_random']:.3f} -> {s['median_entropy_late_random']:.3f}); "
+            f"rule run's best test accuracy {s['median_best_test_rule']:.3f}; p={cfg.p}, "
+            f"{cfg.train_fraction:g} of the table, {cfg.n_experts} experts, weight decay "
+            f"{cfg.weight_decay}, {cfg.steps} steps."
+        )
         return Decision(count_verdict(k, n), stats, sentence)
 
 

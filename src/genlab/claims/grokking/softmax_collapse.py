@@ -12,24 +12,47 @@ addition; their MLP, two bias-free hidden layers of 200 (ReLU) on the concatenat
 beta2 0.999 for StableMax and 0.99 otherwise, StableMax computed in float64; perpGrad per parameter
 tensor, rescaled to the gradient's norm.
 
-Differences from the paper: p = 31, not 113, and 3,000 steps, not 80,000 epochs for StableMax and
-float64 (300 for perpGrad) (CPU budget); 60% of the table, not 40% (on the leak-free split 40% of
-p = 31 is below the critical size, and the reference arm's guard makes such a table
-inconclusive); the leak-free split (theirs: ``random_split`` of ordered pairs); the one-hot width
-is p + 1 per operand (the '=' id is a column no operand uses); no reshuffling of the full batch
-each step (theirs permutes its rows, which only changes float rounding); the weight-decay reference
-arm (weight decay 1) is genlab's, not a figure-1 run; ``softmax_collapse`` counts the training
-samples whose float32 softmax gives the correct class exactly 1 (theirs: whose sum of
-``exp(logit - max)`` is exactly 1 in the loss dtype; the same samples once the training set is
-fit); the optional ``float64`` arm runs the whole model in float64 (theirs: only the
-cross-entropy); three seeds, the median for the step counts and every seed for parts (1) and (2)
-(figure 1 is one seed).
+Differences from the paper: p = 31, not 113 (CPU budget); 60% of the table, not 40% (on the
+leak-free split 40% of p = 31 is below the critical size, and the reference arm's guard makes such
+a table inconclusive); the leak-free split (theirs: ``random_split`` of ordered pairs); the one-hot
+width is p + 1 per operand (the '=' id is a column no operand uses); no reshuffling of the full
+batch each step (theirs permutes its rows, which only changes float rounding); perpGrad and the
+weight-decay reference run 3,000 steps (theirs: perpGrad 300 epochs); the weight-decay reference
+arm (weight decay 1) is genlab's, not a figure-1 run; figure 1's softmax run computes its
+cross-entropy in float64, ours in float32 (part 1 is figure 2's float32 statement);
+``softmax_collapse`` counts the training samples whose float32 softmax gives the correct class
+exactly 1 (theirs: whose sum of ``exp(logit - max)`` is exactly 1 in the loss dtype; the same
+samples once the training set is fit); the optional ``float64`` arm runs the whole model in
+float64 (theirs: only the cross-entropy); runs that only need to reach 90% test accuracy
+(StableMax, perpGrad, the reference) stop at the first evaluation at 90%; three seeds, the median
+for the step counts and every seed for parts (1) and (2) (figure 1 is one seed).
 
-The claim can record neither decision (issue #30), so it reads inconclusive at both budgets: no
-positive control licenses "not reproduced" (no cheap setting is known that makes StableMax
-generalize), and its negative control cannot come out "not reproduced" (``open``: on a rule-free
-table the weight-decay reference cannot generalize either, and its guard reads that as
-inconclusive); no valid negative design is known.
+Design of issue #31 (Dec 2026). Until then every arm ran 3,000 steps, where StableMax had never
+generalized (test 0.000 at 3,000 steps in 3/3 seeds; 0.010 after 20,000 steps, one seed), so part
+(2) failed for want of budget: the authors train StableMax and softmax 80,000 full-batch epochs
+(``run_main_experiments.sh``, figure 1). Now each part is read at the budget the paper gives it:
+the two loss arms (softmax, StableMax; ``float64`` when asked) run ``long_steps`` = 80,000 steps,
+perpGrad and the reference ``steps`` = 3,000. Each part is decided on its own (every seed: holds;
+at most half: fails; otherwise undecided; part (3) compares medians), and the claim is their
+conjunction: all hold, reproduced; any fails, not reproduced; otherwise inconclusive. The count
+rule before (two parts of three: inconclusive) stood for a part that may have failed for want of
+budget, which the per-part budgets remove. Cost: the loss arms are stacked over seeds by the vmap
+executor (``-e vmap``), measured at ~6 ms per stacked step of three seeds under load, so about
+2 x 80,000 stacked steps, 10-20 CPU-minutes on 2 idle cores with the rest. The smoke budget (1,500
+steps for every arm) cannot give StableMax its budget, so it only checks that the code runs.
+
+Controls (issue #31):
+
+- negative: the softmax arm with weight decay 1 (``softmax_weight_decay``), without the StableMax
+  arm, at the smoke budget with the softmax arm at 3,000 steps. Prieto et al.: regularisation
+  prevents softmax collapse and lets softmax generalize, so part (1) must fail; it would come out
+  "reproduced" only if softmax stalled with weight decay too (the stall not due to the missing
+  regularisation). The old negative (a random table) could not come out "not reproduced": there
+  the reference cannot generalize either, and its guard reads that as inconclusive.
+- positive: none known. No setting is known in which StableMax generalizes within a budget that
+  fits; until one is measured (the full run says whether it does at 60% of p = 31 within 80,000
+  steps), the claim cannot record "not reproduced": a failed part reads inconclusive, with its
+  numbers.
 
 Measured history (the earlier embedding model, the StableMax runs): docs/grokking.md
 (grokking.softmax_collapse).
@@ -46,7 +69,7 @@ from pydantic import Field
 from genlab.claims import register
 from genlab.claims.base import Case, Claim, Control, Decision, Ref
 from genlab.claims.grokking._common import TEST, TRAIN, MLPConfig, mlp_base
-from genlab.claims.guards import Fit, NotApplicable, count_verdict
+from genlab.claims.guards import Fit, NotApplicable, Verdict
 from genlab.claims.measures import Extreme, Final, FirstStep
 from genlab.design import Design
 from genlab.report.claim_figures import Curves
@@ -59,6 +82,15 @@ ARMS: dict[str, dict] = {  # overrides of the no-weight-decay, float32, softmax 
     "perpgrad": {"method.name": "perpgrad"},
     "adamw_wd": {},  # weight decay from the config
 }
+LONG = ("softmax", "stablemax", "float64")  # the loss arms: the paper's 80,000 epochs
+STOPS = ("stablemax", "float64", "perpgrad", "adamw_wd")  # read only up to 90% test accuracy
+Part = Literal["holds", "fails", "undecided"]
+
+
+def seeds_part(ok: pd.Series) -> Part:
+    """A part that must hold in every seed: all, holds; at most half, fails; else undecided."""
+    n, k = len(ok), int(ok.sum())
+    return "holds" if n and k == n else "fails" if 2 * k <= n else "undecided"
 
 
 class SoftmaxCollapseConfig(MLPConfig):
@@ -75,6 +107,13 @@ class SoftmaxCollapseConfig(MLPConfig):
         "biases), the model of the verdicts before Dec 1 2026",
     )
     weight_decay: float = Field(1.0, gt=0, description="of the adamw_wd reference arm only")
+    softmax_weight_decay: float = Field(
+        0.0, ge=0, description="of the softmax arm (the negative control's regularisation)"
+    )
+    steps: int = Field(3000, ge=1, description="steps of perpGrad and the reference")
+    long_steps: int = Field(
+        80_000, ge=1, description="steps of the loss arms (softmax, StableMax, float64)"
+    )
     arms: list[Arm] = Field(["softmax", "stablemax", "perpgrad", "adamw_wd"], min_length=1)
 
 
@@ -86,15 +125,19 @@ class SoftmaxCollapse(Claim):
                   "numerical stability"),)  # fmt: skip
     MAX_STALL, MIN_COLLAPSE, LEVEL = 0.5, 0.25, 0.9
     statement = (
-        "Without weight decay: (1) softmax cross-entropy in float32 stalls (final test accuracy "
-        "< 50% in every seed) with >= 25% of the training samples in softmax collapse at the end; "
-        "(2) StableMax reaches 90% test accuracy in every seed; (3) perpGrad reaches 90% test "
-        "accuracy in fewer median steps than AdamW with weight decay (never = infinitely many). "
-        "All three: reproduced; two: inconclusive; fewer: not reproduced."
+        "Without weight decay: (1) softmax cross-entropy in float32 stalls over 80,000 full-batch "
+        "steps (final test accuracy < 50% in every seed) with >= 25% of the training samples in "
+        "softmax collapse at the end; (2) StableMax reaches 90% test accuracy within 80,000 steps "
+        "in every seed; (3) perpGrad reaches 90% test accuracy in fewer median steps than AdamW "
+        "with weight decay (never = infinitely many). Parts (1) and (2) hold when every seed "
+        "shows them and fail when at most half do. All three hold: reproduced; any fails: not "
+        "reproduced; otherwise inconclusive."
     )
     Config = SoftmaxCollapseConfig
     scope = "paper"
-    budgets = {"smoke": {"steps": 1500, "seeds": 1}, "full": {}}
+    budgets = {"smoke": {"steps": 1500, "long_steps": 1500, "seeds": 1}, "full": {}}
+    # 1,500 steps cannot give StableMax the budget part (2) needs: the smoke run checks the code
+    smoke_decides = False
     measures = {
         "t90": FirstStep(TEST, "accuracy", LEVEL), "test": Final(TEST),
         "train": Extreme(TRAIN, "accuracy"), "collapse": Final(TRAIN, "softmax_collapse"),
@@ -107,22 +150,13 @@ class SoftmaxCollapse(Claim):
     floor = NotApplicable("floor", "the softmax arm staying at chance is part of the claim")
     figure = Curves((TEST,), by="arm")
     controls = {
-        "negative": Control({"operation": "random"}, "not reproduced", "a random table has no "
-                            "rule: softmax still collapses, but neither StableMax nor perpGrad "
-                            "can generalize", slow=True,
-                            open="no valid negative control is known. This one cannot come out "
-                            "'not reproduced' whatever the arms do: on a rule-free table the "
-                            "weight-decay reference arm cannot generalize either (best test 0.049 "
-                            "< 0.9 on the authors' MLP, smoke; 0.055 on the earlier embedding "
-                            "model), and the claim's own guard reads that as a table below its "
-                            "critical size (inconclusive by construction). A valid control must "
-                            "keep the reference grokking and break at least two of the three "
-                            "parts (the count rule reads one broken part as inconclusive), but the "
-                            "paper ties each part to its own mechanism (float32 softmax collapse; "
-                            "StableMax's bounded loss; perpGrad's removal of the logit-scaling "
-                            "direction), and no config knob is known to remove two: softmax in float64 "
-                            "(the paper's remedy for part 1 only) is an arm, not a setting of the "
-                            "base"),
+        "negative": Control({"softmax_weight_decay": 1.0, "long_steps": 3000,
+                             "arms": ["softmax", "perpgrad", "adamw_wd"]}, "not reproduced",
+                            "softmax with weight decay 1: by Prieto et al., regularisation "
+                            "prevents softmax collapse and softmax generalizes, so part (1) must "
+                            "fail (its 3,000 steps keep it apart from the 1,500-step reference "
+                            "run, which has the same recipe; no StableMax arm: the smoke budget "
+                            "cannot give it its steps)", slow=True),
     }  # fmt: skip
 
     def arms(self, cfg: SoftmaxCollapseConfig):
@@ -133,17 +167,26 @@ class SoftmaxCollapse(Claim):
                              "params": {"width": cfg.width, "depth": 2, "tokens": 2}}  # fmt: skip
         base["optimizer"].update(weight_decay=0.0, betas=[0.9, 0.99], eps=1e-25)
         base["method"] = {"name": "erm"}
-        axis = {a: {**ARMS[a], **({"optimizer.weight_decay": cfg.weight_decay}
-                                  if a == "adamw_wd" else {})} for a in cfg.arms}  # fmt: skip
+        axis = {}
+        for a in cfg.arms:
+            n = cfg.long_steps if a in LONG else cfg.steps
+            over = {**ARMS[a], "steps": n, "eval.every": max(1, n // 40)}
+            wd = {"adamw_wd": cfg.weight_decay, "softmax": cfg.softmax_weight_decay}.get(a)
+            if wd:
+                over["optimizer.weight_decay"] = wd
+            if a in STOPS:
+                over["stop"] = [{"split": TEST, "metric": "accuracy", "threshold": self.LEVEL,
+                                 "patience": 1}]  # fmt: skip
+            axis[a] = over
         return Design(base, axes={"arm": axis}, seeds=cfg.seeds).expand()
 
     def synthetic(self, cfg: SoftmaxCollapseConfig, arm: dict, case: Case) -> dict[str, float]:
         """Effect: softmax stalls at test 0.03 with 60% collapsed, StableMax and float64 reach 90%
-        (steps 800, 1000), perpGrad at 200 before AdamW + weight decay at 1500; null: softmax
+        (steps 8,000, 10,000), perpGrad at 200 before AdamW + weight decay at 1500; null: softmax
         generalizes (500, nothing collapsed), StableMax never, perpGrad at 2000 after the
         reference at 500; unfit: as the effect, StableMax's train accuracy stops at 0.5."""
-        effect = {"softmax": math.nan, "stablemax": 800.0, "float64": 1000.0, "perpgrad": 200.0,
-                  "adamw_wd": 1500.0}  # fmt: skip
+        effect = {"softmax": math.nan, "stablemax": 8000.0, "float64": 10000.0,
+                  "perpgrad": 200.0, "adamw_wd": 1500.0}  # fmt: skip
         null = {"softmax": 500.0, "stablemax": math.nan, "float64": 1000.0, "perpgrad": 2000.0,
                 "adamw_wd": 500.0}  # fmt: skip
         t90 = (null if case == "null" else effect)[arm["arm"]]
@@ -156,28 +199,32 @@ class SoftmaxCollapse(Claim):
     def decide(self, cfg: SoftmaxCollapseConfig, table: pd.DataFrame) -> Decision:
         by = {a: table[table["arm"] == a] for a in cfg.arms}
         steps = {a: d["t90"].fillna(math.inf).median() for a, d in by.items()}
-        parts: dict[str, bool] = {}
+        parts: dict[str, Part] = {}
         if "softmax" in by:
             d = by["softmax"]
-            parts["softmax_stalls"] = bool(((d["test"] < self.MAX_STALL)
-                                            & (d["collapse"] >= self.MIN_COLLAPSE)).all())  # fmt: skip
+            parts["softmax_stalls"] = seeds_part((d["test"] < self.MAX_STALL)
+                                                 & (d["collapse"] >= self.MIN_COLLAPSE))  # fmt: skip
         if "stablemax" in by:
-            parts["stablemax_generalizes"] = bool(by["stablemax"]["t90"].notna().all())
+            parts["stablemax_generalizes"] = seeds_part(by["stablemax"]["t90"].notna())
         if "perpgrad" in by and "adamw_wd" in by:
-            parts["perpgrad_faster"] = steps["perpgrad"] < steps["adamw_wd"]
-        k = sum(parts.values())
-        verdict = count_verdict(k, 3) if len(parts) == 3 else "inconclusive"
+            parts["perpgrad_faster"] = "holds" if steps["perpgrad"] < steps["adamw_wd"] else "fails"
+        states = set(parts.values())
+        verdict: Verdict = ("not reproduced" if "fails" in states else
+                            "reproduced" if states == {"holds"} else "inconclusive")  # fmt: skip
         summary = table.groupby("arm")[["test", "collapse", "logit_norm"]].median()
         stats = (
-            parts
+            {f"{p}_holds": float(v == "holds") for p, v in parts.items()}
+            | {f"{p}_fails": float(v == "fails") for p, v in parts.items()}
             | {f"{a}_median_steps_to_90": v for a, v in steps.items()}
             | {f"{a}_median_{c}": summary.loc[a, c] for a in summary.index for c in summary.columns}
         )
-        sentence = (f"{k}/{len(parts)} parts hold ({', '.join(f'{p}={v}' for p, v in parts.items())}); "
-                    + "; ".join(f"{a}: test {summary.loc[a, 'test']:.3f}, steps to 90% "
-                                f"{steps[a]:g}, train collapse {summary.loc[a, 'collapse']:.2f}"
-                                for a in by)
-                    + f" (medians over seeds; p={cfg.p}, {cfg.steps} steps).")  # fmt: skip
+        seen = {a: int(d["t90"].notna().sum()) for a, d in by.items()}
+        sentence = (f"parts: {', '.join(f'{p} {v}' for p, v in parts.items())}; "
+                    + "; ".join(f"{a}: test {summary.loc[a, 'test']:.3f}, {seen[a]}/{len(by[a])} "
+                                f"seeds reach 90% (median step {steps[a]:g}), train collapse "
+                                f"{summary.loc[a, 'collapse']:.2f}" for a in by)
+                    + f" (medians over seeds; p={cfg.p}, loss arms {cfg.long_steps} steps, "
+                    f"perpGrad and the reference {cfg.steps}).")  # fmt: skip
         return Decision(verdict, stats, sentence)
 
 
