@@ -1,0 +1,1 @@
+"""Graph neural networks on PyTorch Geometric: anisotropic message passing (SIR-GCN, #35)."""

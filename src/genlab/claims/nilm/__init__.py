@@ -1,0 +1,1 @@
+"""Non-intrusive load monitoring: data augmentation across industrial sites (SIDED + AMDA, #36)."""

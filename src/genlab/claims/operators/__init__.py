@@ -1,0 +1,1 @@
+"""Neural operators on neuraloperator: tensorised Fourier neural operators (MG-TFNO, #29)."""
