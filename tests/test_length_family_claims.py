@@ -242,6 +242,18 @@ def test_bad_config_names_the_field(cid, overrides, field) -> None:
         CLAIMS.get(cid).obj.config("smoke", overrides)
 
 
+def test_rasp_positive_control_trains_a_design_of_its_own() -> None:
+    """Issue #30: a positive control (it licenses a measured "not reproduced") is a valid config
+    that differs from the claim's, with runs of its own, not the claim's runs re-judged."""
+    claim = CLAIMS.get("length.rasp").obj
+    c = claim.controls["positive"]
+    assert c.overrides and (c.expect, c.budget) == ("reproduced", "full")
+    own, pos = claim.config("full"), claim.config("full", control="positive")
+    assert pos != own and all(getattr(pos, k) == v for k, v in c.overrides.items())
+    ids = {a.spec.run_id for a in claim.arms(pos)}
+    assert ids and not ids & {a.spec.run_id for a in claim.arms(own)}
+
+
 def test_hard_alibi_windows_half_the_heads_and_leaves_the_rest_nope() -> None:
     bias = HardALiBi(16, 4, 8).attention_bias(5)  # heads 0, 1: windows of 1 and 2 tokens
     i, j = torch.arange(5)[:, None], torch.arange(5)[None, :]
