@@ -176,7 +176,11 @@ def run_claims(
     family: Annotated[str | None, typer.Option(help="only this family")] = None,
     all_: Annotated[bool, typer.Option("--all", help="every registered claim")] = False,
     control: Annotated[
-        str | None, typer.Option(help="run this control (negative|positive) instead; not recorded")
+        str | None,
+        typer.Option(
+            help="run this control (negative|positive) instead, at its declared budget; "
+            "recorded as the control's verdict, not the claim's"
+        ),
     ] = None,
     budget: Annotated[str, typer.Option(help="smoke (seconds) or full (minutes)")] = "smoke",
     set_: Annotated[
@@ -234,10 +238,13 @@ def run_claims(
             c.specs(c.config(budget, overrides, control))  # type: ignore[arg-type]
         results = []
         for c in claims:
+            at = c.controls[control].budget if control else budget
             if not json_:
-                err.print(f"claim [bold]{c.id}[/] ({budget})")
+                note = f", its declared budget: --budget {budget} ignored" if at != budget else ""
+                err.print(f"claim [bold]{c.id}[/]{f' control {control}' if control else ''} "
+                          f"({at}{note})")  # fmt: skip
             progress = not (quiet or json_)
-            with labelled(_arm_labels(c, budget, overrides, control, controls)):
+            with labelled(_arm_labels(c, at, overrides, control, controls)):
                 results.append(run_claim(c, st, budget, overrides, progress, execute, control,  # type: ignore[arg-type]
                                          controls))  # fmt: skip
     except GenlabError as exc:
