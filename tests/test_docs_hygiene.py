@@ -54,3 +54,14 @@ def test_every_page_is_in_the_site():
         assert str(page.relative_to(ROOT / "docs")) in nav, (
             f"{page.name} is not in mkdocs.yml's nav"
         )
+
+
+MAX_WORDS = 29_800  # half of the 59.6k words docs/ held when it read like a lab notebook
+
+
+def test_docs_stay_within_half_their_old_length():
+    """docs/ (prose, generated tables and API reference pages) stays at most half of its old size:
+    a new page or claim row must be paid for by cutting elsewhere (``EVIDENCE`` in
+    tools/verdict_tables.py sets how much of each verdict's evidence verdicts.md shows)."""
+    words = sum(len(p.read_text().split()) for p in (ROOT / "docs").rglob("*.md"))
+    assert words <= MAX_WORDS, f"docs/ holds {words} words, more than {MAX_WORDS}"
