@@ -9,14 +9,17 @@ the figures loaded and no console error was logged, filter the runs page, and sa
 
 from __future__ import annotations
 
+import contextlib
 import html as html_lib
 import json
 import os
 import re
 import shlex
 import tempfile
+from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -278,26 +281,17 @@ def test_site_without_a_verdict_file(tmp_path):
     assert 'id="recorded"' not in page and 'href="../index.html#paper-8">#8 ' in page
 
 
-def _browser():
+@contextlib.contextmanager
+def browser_page(problems: list[str]) -> Iterator[Any]:
+    """A page of Debian's Chromium driven by Playwright (skips where either is missing); console
+    errors, page errors and failed requests go to ``problems``."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
         pytest.skip("Playwright is not installed (pip install playwright; .ci/run does)")
     if not CHROMIUM.is_file():
         pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium; .ci/run does)")
-    return sync_playwright
-
-
-# an image has loaded (waiting for a lazy one scrolled into view) and has pixels
-LOADED = ("(img) => (img.complete ? Promise.resolve() : new Promise(r => { img.onload = r; "
-          "img.onerror = r; })).then(() => img.naturalWidth > 0)")  # fmt: skip
-
-
-def test_site_in_a_real_browser(site):
-    sync_playwright = _browser()
-    out, _ = site
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    problems: list[str] = []
     with sync_playwright() as p, tempfile.TemporaryDirectory() as profile:
         browser = p.chromium.launch_persistent_context(
             profile, executable_path=str(CHROMIUM), headless=True, args=FLAGS,
@@ -306,6 +300,21 @@ def test_site_in_a_real_browser(site):
         page.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
         page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
         page.on("requestfailed", lambda r: problems.append(f"failed: {r.url}"))
+        try:
+            yield page
+        finally:
+            browser.close()
+
+
+# an image has loaded (waiting for a lazy one scrolled into view) and has pixels
+LOADED = ("(img) => (img.complete ? Promise.resolve() : new Promise(r => { img.onload = r; "
+          "img.onerror = r; })).then(() => img.naturalWidth > 0)")  # fmt: skip
+
+
+def test_site_in_a_real_browser(site):
+    out, _ = site
+    problems: list[str] = []
+    with browser_page(problems) as page:
         page.goto((out / "index.html").as_uri())
         rows = page.locator("#papers-table tbody tr")
         assert rows.count() == 120
@@ -366,7 +375,6 @@ def test_site_in_a_real_browser(site):
             overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
             assert overflow <= 1, f"{name} is {overflow}px wider than a phone screen"
         page.screenshot(path=str(ARTIFACTS / "site-claim-phone.png"), full_page=True)
-        browser.close()
     assert problems == []
 
 
@@ -656,21 +664,11 @@ def test_runs_page_and_recorded_verdicts_in_a_real_browser(site, fresh_site):
     """In Chromium: the fresh clone's claims index shows a recorded verdict, its scope and its
     evidence figure (loaded); a claim page links its papers; the runs page lists the runs and its
     filters (kind, metric range) work; a run's page opens with its curves."""
-    sync_playwright = _browser()
     out, store = site
     recorded = json.loads(RECORDED.read_text())
     cid = next(c for c, e in sorted(recorded.items()) if e["full"]["verdict"] == "reproduced")
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     problems: list[str] = []
-    with sync_playwright() as p, tempfile.TemporaryDirectory() as profile:
-        browser = p.chromium.launch_persistent_context(
-            profile, executable_path=str(CHROMIUM), headless=True, args=FLAGS,
-            viewport={"width": 1280, "height": 900})  # fmt: skip
-        page = browser.new_page()
-        page.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
-        page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
-        page.on("requestfailed", lambda r: problems.append(f"failed: {r.url}"))
-
+    with browser_page(problems) as page:
         page.goto((fresh_site / "index.html").as_uri() + "#claims")
         row = page.locator("#claim-" + cid.replace(".", "\\."))
         cell = row.locator("td[data-label=Recorded]")
@@ -728,7 +726,6 @@ def test_runs_page_and_recorded_verdicts_in_a_real_browser(site, fresh_site):
         curves.scroll_into_view_if_needed()
         assert curves.evaluate(LOADED)
         page.screenshot(path=str(ARTIFACTS / "site-run.png"), full_page=True)
-        browser.close()
     assert problems == []
 
 
