@@ -41,8 +41,18 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-RUN = ["grokking", "task.p=23", "model.n_layers=1", "model.d_model=32", "steps=400",
-       "batch_size=null", "eval.every=50", "eval.log_points=0", "checkpoint_every=20", "stop=[]"]  # fmt: skip
+RUN = [
+    "grokking",
+    "task.p=23",
+    "model.n_layers=1",
+    "model.d_model=32",
+    "steps=400",
+    "batch_size=null",
+    "eval.every=50",
+    "eval.log_points=0",
+    "checkpoint_every=20",
+    "stop=[]",
+]
 SWEEP = """
 name = "chaos"
 base = "grokking"
@@ -136,16 +146,24 @@ def _env() -> dict[str, str]:
     return {**os.environ, "OMP_NUM_THREADS": "1", "GENLAB_THREADS": "1"}
 
 
-def launch(args: list[str], kind: str | None = None, k: int = 0, mark: str = "",
-           preexec=None) -> subprocess.Popen:  # fmt: skip
+def launch(
+    args: list[str], kind: str | None = None, k: int = 0, mark: str = "", preexec=None
+) -> subprocess.Popen:
     env = _env()
     if kind in IN_PROCESS:
         cmd = [sys.executable, __file__, "--child", *args]
         env.update(CHAOS_KILL=f"{kind}:{k}", CHAOS_MARK=mark)
     else:
         cmd = [sys.executable, "-m", "genlab", *args]
-    return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True, preexec_fn=preexec)  # fmt: skip
+    return subprocess.Popen(
+        cmd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=preexec,
+    )
 
 
 def children(pid: int) -> set[int]:
@@ -202,8 +220,13 @@ def _last_error(stderr: str) -> str:
     return text[text.rfind("error:") :] if "error:" in text else text[-200:]
 
 
-def run_faults(n: int, tally: Tally, rng: random.Random, work: Path,
-               kinds: tuple[str, ...] = ("time", *IN_PROCESS)) -> list[tuple[Path, list]]:  # fmt: skip
+def run_faults(
+    n: int,
+    tally: Tally,
+    rng: random.Random,
+    work: Path,
+    kinds: tuple[str, ...] = ("time", *IN_PROCESS),
+) -> list[tuple[Path, list]]:
     """``n`` faults on single runs, ``kinds`` in turn (new seeds as runs finish); returns
     (store, args) per run."""
     store, done, seed = work / "runs", [], 0
@@ -275,9 +298,16 @@ def sweep_faults(n: int, tally: Tally, rng: random.Random, work: Path) -> Path:
             proc.communicate()
             left = outlived(workers)
             ok, note = _store_ok(store)
-            tally.record("sweep-parent", ok and not left,
-                         note or (f"{len(left)} worker(s) outlived the sweep" if left else
-                                  f"{len(workers)} workers gone"))  # fmt: skip
+            tally.record(
+                "sweep-parent",
+                ok and not left,
+                note
+                or (
+                    f"{len(left)} worker(s) outlived the sweep"
+                    if left
+                    else f"{len(workers)} workers gone"
+                ),
+            )
         else:
             kind = rng.choice(IN_PROCESS)
             mark = str(work / f"mark-{time.monotonic_ns()}")
@@ -292,8 +322,11 @@ def sweep_faults(n: int, tally: Tally, rng: random.Random, work: Path) -> Path:
             left = outlived(workers)
             ok, note = _store_ok(store)
             clear = proc.returncode == -signal.SIGKILL or _clear(err)
-            tally.record(f"sweep-{kind}", ok and clear and not left,
-                         note or ("" if clear else err.strip()[-300:]) or f"exit {proc.returncode}")  # fmt: skip
+            tally.record(
+                f"sweep-{kind}",
+                ok and clear and not left,
+                note or ("" if clear else err.strip()[-300:]) or f"exit {proc.returncode}",
+            )
     proc = launch(args)  # resume to the end
     _, err = proc.communicate()
     if proc.returncode != 0:
@@ -337,8 +370,10 @@ def corrupt_store(tally: Tally, work: Path, source: Path, where: str) -> None:
     db.write_bytes(bytes(data))
     before = hashlib.sha256(db.read_bytes()).hexdigest()
     ok, notes = True, []
-    for args in (["run", *RUN, "seed=99", "--store", str(store), "-q", "--no-plot"],
-                 ["runs", "--store", str(store)]):  # fmt: skip
+    for args in (
+        ["run", *RUN, "seed=99", "--store", str(store), "-q", "--no-plot"],
+        ["runs", "--store", str(store)],
+    ):
         proc = launch(args)
         _, err = proc.communicate()
         said = str(db) in "".join(err.split()) and _clear(err)  # rich wraps long paths
@@ -394,8 +429,11 @@ def main(argv: list[str] | None = None) -> str:
     tally = Tally()
     n_sweep = max(2, args.faults // 4)
     n_run = max(4, args.faults - n_sweep - 4)
-    print(f"load {os.getloadavg()[0]:.1f} at start; {n_run} run faults, {n_sweep} sweep faults, "
-          "2 disk-full, 2 corrupt-store", flush=True)  # fmt: skip
+    print(
+        f"load {os.getloadavg()[0]:.1f} at start; {n_run} run faults, {n_sweep} sweep faults, "
+        "2 disk-full, 2 corrupt-store",
+        flush=True,
+    )
     runs = run_faults(n_run, tally, rng, work)
     sweep = sweep_faults(n_sweep, tally, rng, work)
     disk_full(tally, work, 48 * 1024)  # the checkpoint outgrows it
@@ -403,10 +441,14 @@ def main(argv: list[str] | None = None) -> str:
     corrupt_store(tally, work, runs[0][0], "header")
     corrupt_store(tally, work, runs[0][0], "page")
     lost, dup, equal, n_runs = compare(runs, sweep, work / "sweep.toml")
-    print(f"{n_runs} runs compared with uninterrupted references in "
-          f"{time.perf_counter() - t0:.0f}s (work dir {work})")  # fmt: skip
-    line = (f"faults={tally.faults} survived={tally.survived} rows_lost={lost} "
-            f"rows_duplicated={dup} finals_equal={int(equal)}")  # fmt: skip
+    print(
+        f"{n_runs} runs compared with uninterrupted references in "
+        f"{time.perf_counter() - t0:.0f}s (work dir {work})"
+    )
+    line = (
+        f"faults={tally.faults} survived={tally.survived} rows_lost={lost} "
+        f"rows_duplicated={dup} finals_equal={int(equal)}"
+    )
     print(line)
     return line
 

@@ -61,16 +61,22 @@ def main() -> None:
     families = {e.family for e in entries}
     if args.family and not set(args.family) <= families:
         ap.error(f"--family must be among {', '.join(sorted(families))}")
-    todo = [e for e in entries if (not args.family or e.family in args.family)
-            and (not args.only or e.name in args.only)]  # fmt: skip
+    todo = [
+        e
+        for e in entries
+        if (not args.family or e.family in args.family) and (not args.only or e.name in args.only)
+    ]
     if args.only:  # in the order given (e.g. cheapest first)
         todo.sort(key=lambda e: args.only.index(e.name))
 
     store = Store(args.store)
     path = Path(args.store) / "claims_suite.json"
     records = {} if args.fresh else _load(path)
-    print(f"{len(todo)} claim(s), budget {args.budget}, executor {args.executor}, store "
-          f"{store.root}, load average {os.getloadavg()[0]:.1f}", flush=True)  # fmt: skip
+    print(
+        f"{len(todo)} claim(s), budget {args.budget}, executor {args.executor}, store "
+        f"{store.root}, load average {os.getloadavg()[0]:.1f}",
+        flush=True,
+    )
     rows = []
     for e in todo:
         key = f"{e.name}@{args.budget}"
@@ -110,9 +116,11 @@ def main() -> None:
     over = [r[1] for r in rows if r[3] > LIMIT_S]
     slowest = max(rows, key=lambda r: r[3]) if rows else ("", "-", "", 0.0)
     print(f"{'all':22s} {'(total)':40s} {'':16s} {total:8.1f}")
-    print(f"claims={len(rows)} total_s={total:.1f} total_cpu_s={cpu:.1f} over_1200s={len(over)} "
-          f"slowest={slowest[1]} slowest_s={slowest[3]:.1f} "
-          f"load_average={os.getloadavg()[0]:.1f}")  # fmt: skip
+    print(
+        f"claims={len(rows)} total_s={total:.1f} total_cpu_s={cpu:.1f} over_1200s={len(over)} "
+        f"slowest={slowest[1]} slowest_s={slowest[3]:.1f} "
+        f"load_average={os.getloadavg()[0]:.1f}"
+    )
 
 
 if __name__ == "__main__":

@@ -26,8 +26,19 @@ RUN = ["grokking", "task.p=23", "batch_size=null", "steps=600", "stop=[]"]
 
 
 def launch(store: str, seed: int, extra: list[str], env: dict[str, str]) -> subprocess.Popen:
-    cmd = [sys.executable, "-m", "genlab", "run", *RUN, f"seed={seed}", *extra,
-           "--store", store, "--json", "--no-plot"]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "genlab",
+        "run",
+        *RUN,
+        f"seed={seed}",
+        *extra,
+        "--store",
+        store,
+        "--json",
+        "--no-plot",
+    ]
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
 
 
@@ -68,15 +79,19 @@ def main() -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("GENLAB_THREADS", "OMP_NUM_THREADS")}
     print(f"cores {os.cpu_count()}, load {os.getloadavg()[0]:.1f} (1 min) at start")
     (single,) = timed(1, args.extra, env, seed0=0)
-    print(f"single: command {single[0]:.1f}s, training {single[1]:.1f}s, {single[2]} thread(s)",
-          flush=True)  # fmt: skip
+    print(
+        f"single: command {single[0]:.1f}s, training {single[1]:.1f}s, {single[2]} thread(s)",
+        flush=True,
+    )
     pair = timed(args.copies, args.extra, env, seed0=10)
     for i, (cmd_s, train_s, n) in enumerate(pair):
         print(f"copy {i}: command {cmd_s:.1f}s, training {train_s:.1f}s, {n} thread(s)")
     slow_cmd = max(c for c, _, _ in pair) / single[0]
     slow_train = max(t for _, t, _ in pair) / single[1]
-    print(f"per-run slowdown with {args.copies} at once: command {slow_cmd:.2f}x, "
-          f"training {slow_train:.2f}x (target <= 2.2x)")  # fmt: skip
+    print(
+        f"per-run slowdown with {args.copies} at once: command {slow_cmd:.2f}x, "
+        f"training {slow_train:.2f}x (target <= 2.2x)"
+    )
     old = ""
     if args.old:
         cores = str(os.cpu_count() or 1)
@@ -85,12 +100,16 @@ def main() -> None:
         print(f"old way, single: command {alone[0]:.1f}s", flush=True)
         pair_old = timed(args.copies, args.extra, old_env, seed0=30)
         slow_old = max(c for c, _, _ in pair_old) / alone[0]
-        print(f"old way ({cores} threads, active wait): single {alone[0]:.1f}s, "
-              f"pair {max(c for c, _, _ in pair_old):.1f}s, slowdown {slow_old:.2f}x")  # fmt: skip
+        print(
+            f"old way ({cores} threads, active wait): single {alone[0]:.1f}s, "
+            f"pair {max(c for c, _, _ in pair_old):.1f}s, slowdown {slow_old:.2f}x"
+        )
         old = f" old_slowdown={slow_old:.2f}"
-    print(f"single_s={single[0]:.2f} pair_s={max(c for c, _, _ in pair):.2f} "
-          f"slowdown={slow_cmd:.2f} train_slowdown={slow_train:.2f}{old} "
-          f"ok={int(slow_cmd <= 2.2)}")  # fmt: skip
+    print(
+        f"single_s={single[0]:.2f} pair_s={max(c for c, _, _ in pair):.2f} "
+        f"slowdown={slow_cmd:.2f} train_slowdown={slow_train:.2f}{old} "
+        f"ok={int(slow_cmd <= 2.2)}"
+    )
 
 
 if __name__ == "__main__":

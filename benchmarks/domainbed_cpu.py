@@ -36,8 +36,10 @@ def timed_evaluate(clock: dict[str, float]):
 
 
 def bench(preset: str, steps: int, store: Store) -> dict[str, float]:
-    spec = load_run_spec(preset, [f"steps={steps}", "eval.every=500", "eval.log_points=0",
-                                  f"checkpoint_every={steps}"])  # fmt: skip
+    spec = load_run_spec(
+        preset,
+        [f"steps={steps}", "eval.every=500", "eval.log_points=0", f"checkpoint_every={steps}"],
+    )
     clock = {"eval": 0.0}
     original = train.evaluate
     train.evaluate = timed_evaluate(clock)
@@ -50,8 +52,12 @@ def bench(preset: str, steps: int, store: Store) -> dict[str, float]:
     worst = min(
         v for k, v in result.final.items() if k.startswith("test/") and k.endswith(":accuracy")
     )
-    return {"wall_s": wall, "steps_per_s": steps / wall, "eval_share": clock["eval"] / wall,
-            "worst_test_acc": worst}  # fmt: skip
+    return {
+        "wall_s": wall,
+        "steps_per_s": steps / wall,
+        "eval_share": clock["eval"] / wall,
+        "worst_test_acc": worst,
+    }
 
 
 def main() -> None:
@@ -65,10 +71,12 @@ def main() -> None:
         store = Store(tmp)
         for name, preset in (("colored", "dg-colored"), ("rotated", "dg-rotated")):
             r = bench(preset, args.steps, store)
-            print(f"{preset}: ERM {args.steps} steps in {r['wall_s']:.1f} s, "
-                  f"{r['steps_per_s']:.0f} "
-                  f"steps/s, evaluation {100 * r['eval_share']:.1f}% of the run, "
-                  f"held-out accuracy {r['worst_test_acc']:.3f}")  # fmt: skip
+            print(
+                f"{preset}: ERM {args.steps} steps in {r['wall_s']:.1f} s, "
+                f"{r['steps_per_s']:.0f} "
+                f"steps/s, evaluation {100 * r['eval_share']:.1f}% of the run, "
+                f"held-out accuracy {r['worst_test_acc']:.3f}"
+            )
             out.update({f"{name}_{k}": v for k, v in r.items()})
     print(" ".join(f"{k}={v:.4g}" for k, v in out.items()))
 

@@ -89,8 +89,10 @@ def main() -> None:
     ev = torch.linalg.eigvalsh(ggn)
     mean = float(ev.mean())
     acc = (model(x).argmax(1) == y).double().mean().item()
-    print(f"P={p} train acc {acc:.3f}; GGN eigenvalues: max {ev[-1]:.3g}, mean {mean:.3g}, "
-          f"median {ev[p // 2]:.3g}, share below 0.1 x mean {(ev < 0.1 * mean).double().mean():.2f}")  # fmt: skip
+    print(
+        f"P={p} train acc {acc:.3f}; GGN eigenvalues: max {ev[-1]:.3g}, mean {mean:.3g}, "
+        f"median {ev[p // 2]:.3g}, share below 0.1 x mean {(ev < 0.1 * mean).double().mean():.2f}"
+    )
     print("Spearman (Pearson) against the exact damped-GGN influence, unless stated")
     eye = torch.eye(p, dtype=torch.float64)
     for f in args.damping:
@@ -99,9 +101,12 @@ def main() -> None:
         bd = -(g_q @ torch.linalg.solve(block + lam * eye, g_tr.T))
         ek = ekfac_influence(model, x, xt, yt, xq, yq, lam)
         kf = kfac_influence(model, x, xt, yt, xq, yq, lam)
-        print(f"damping {f:g} x mean: block-diagonal {corr(bd, exact)}; EK-FAC vs block-diagonal "
-              f"{corr(ek, bd)}; EK-FAC {corr(ek, exact)}; K-FAC {corr(kf, exact)}; "
-              f"dot product {corr(-(g_q @ g_tr.T), exact)}", flush=True)  # fmt: skip
+        print(
+            f"damping {f:g} x mean: block-diagonal {corr(bd, exact)}; EK-FAC vs block-diagonal "
+            f"{corr(ek, bd)}; EK-FAC {corr(ek, exact)}; K-FAC {corr(kf, exact)}; "
+            f"dot product {corr(-(g_q @ g_tr.T), exact)}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

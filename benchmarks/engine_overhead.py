@@ -40,8 +40,15 @@ def _spec(model: str, steps: int | None) -> RunSpec:
     sets = [*sets, *([f"steps={steps}"] if steps else [])]
     spec = load_run_spec(preset, sets)
     # evaluate at step 0 and at the end only; one checkpoint half-way, as the engine writes them
-    return load_run_spec(preset, [*sets, f"eval.every={spec.steps}", "eval.log_points=0",
-                                  f"checkpoint_every={max(1, spec.steps // 2)}"])  # fmt: skip
+    return load_run_spec(
+        preset,
+        [
+            *sets,
+            f"eval.every={spec.steps}",
+            "eval.log_points=0",
+            f"checkpoint_every={max(1, spec.steps // 2)}",
+        ],
+    )
 
 
 def engine(spec: RunSpec) -> dict[str, float]:
@@ -107,12 +114,15 @@ def bench(model: str, repeat: int, steps: int | None) -> tuple[float, float]:
     pairs = ", ".join(
         f"{100 * (c['train'] / r[0] - 1):+.1f}%" for c, r in zip(eng, raw, strict=True)
     )
-    print(f"{model}: {spec.steps} steps ({spec.model.name} on {spec.task.name}, batch "
-          f"{spec.batch_size}), {repeat} repeat(s): engine {train_s:.2f} s training "
-          f"(+ {statistics.median(c['build'] for c in eng):.2f} s building, "
-          f"{statistics.median(c['eval'] for c in eng):.2f} s evaluating), bare loop "
-          f"{bare_s:.2f} s: overhead {100 * over:+.1f}% wall, {100 * over_cpu:+.1f}% CPU "
-          f"(target <= 5%); pairs {pairs}", flush=True)  # fmt: skip
+    print(
+        f"{model}: {spec.steps} steps ({spec.model.name} on {spec.task.name}, batch "
+        f"{spec.batch_size}), {repeat} repeat(s): engine {train_s:.2f} s training "
+        f"(+ {statistics.median(c['build'] for c in eng):.2f} s building, "
+        f"{statistics.median(c['eval'] for c in eng):.2f} s evaluating), bare loop "
+        f"{bare_s:.2f} s: overhead {100 * over:+.1f}% wall, {100 * over_cpu:+.1f}% CPU "
+        f"(target <= 5%); pairs {pairs}",
+        flush=True,
+    )
     return over, over_cpu
 
 

@@ -49,10 +49,13 @@ def ours() -> dict[str, float]:
     result = run_spec(spec, Store(tempfile.mkdtemp()), progress=False, on_eval=on_eval)
     wall = time.perf_counter() - t0
     return {
-        "wall_to_99": hit.get("test", float("nan")), "steps_to_99": hit.get("step", float("nan")),
-        "wall": wall, "steps": result.step, "steps_per_s": result.step / wall,
+        "wall_to_99": hit.get("test", float("nan")),
+        "steps_to_99": hit.get("step", float("nan")),
+        "wall": wall,
+        "steps": result.step,
+        "steps_per_s": result.step / wall,
         "gflops": flops * result.step / wall / 1e9,
-    }  # fmt: skip
+    }
 
 
 class PlainModel(nn.Module):
@@ -60,8 +63,9 @@ class PlainModel(nn.Module):
         super().__init__()
         self.embed = nn.Embedding(p + 2, d)
         self.pos = nn.Parameter(torch.randn(4, d) * 0.02)
-        layer = nn.TransformerEncoderLayer(d, 4, 4 * d, dropout=0.0, batch_first=True,
-                                           norm_first=True, activation="gelu")  # fmt: skip
+        layer = nn.TransformerEncoderLayer(
+            d, 4, 4 * d, dropout=0.0, batch_first=True, norm_first=True, activation="gelu"
+        )
         self.body = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
         self.head = nn.Linear(d, p)
         self.register_buffer("mask", nn.Transformer.generate_square_subsequent_mask(4))
@@ -103,8 +107,14 @@ def baseline(max_steps: int = 6000) -> dict[str, float]:
             if acc >= 0.99:
                 break
     wall = time.perf_counter() - t0
-    return {"wall_to_99": wall if acc >= 0.99 else float("nan"), "steps_to_99": s, "wall": wall,
-            "steps": s, "steps_per_s": s / wall, "gflops": flops * s / wall / 1e9}  # fmt: skip
+    return {
+        "wall_to_99": wall if acc >= 0.99 else float("nan"),
+        "steps_to_99": s,
+        "wall": wall,
+        "steps": s,
+        "steps_per_s": s / wall,
+        "gflops": flops * s / wall / 1e9,
+    }
 
 
 def main() -> None:
@@ -116,12 +126,16 @@ def main() -> None:
     if not args.skip_baseline:
         rows["plain"] = baseline()
     for name, r in rows.items():
-        print(f"{name:7s} 99% test at step {r['steps_to_99']:.0f} after {r['wall_to_99']:.1f}s; "
-              f"{r['steps']:.0f} steps in {r['wall']:.1f}s = {r['steps_per_s']:.1f} steps/s, "
-              f"{r['gflops']:.1f} GFLOP/s")  # fmt: skip
+        print(
+            f"{name:7s} 99% test at step {r['steps_to_99']:.0f} after {r['wall_to_99']:.1f}s; "
+            f"{r['steps']:.0f} steps in {r['wall']:.1f}s = {r['steps_per_s']:.1f} steps/s, "
+            f"{r['gflops']:.1f} GFLOP/s"
+        )
     g = rows["genlab"]
-    line = (f"wall_to_99={g['wall_to_99']:.1f} steps_to_99={g['steps_to_99']:.0f} "
-            f"steps_per_s={g['steps_per_s']:.1f} gflops={g['gflops']:.1f}")  # fmt: skip
+    line = (
+        f"wall_to_99={g['wall_to_99']:.1f} steps_to_99={g['steps_to_99']:.0f} "
+        f"steps_per_s={g['steps_per_s']:.1f} gflops={g['gflops']:.1f}"
+    )
     if "plain" in rows:
         line += f" plain_wall_to_99={rows['plain']['wall_to_99']:.1f}"
         line += f" speedup={rows['plain']['wall_to_99'] / g['wall_to_99']:.2f}"

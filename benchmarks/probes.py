@@ -95,8 +95,10 @@ def main() -> None:
     }
     step = statistics.median(ratio(train_step, train_step, args.repeats)[1] for _ in range(3))
     targets = {"gwa": 0.1, "coherence_last_layer": 0.5, "coherence_full": 5.0}
-    print(f"MLP width {args.width} depth {args.depth}, batch {args.batch}; "
-          f"one training step = {step * 1e3:.2f} ms")  # fmt: skip
+    print(
+        f"MLP width {args.width} depth {args.depth}, batch {args.batch}; "
+        f"one training step = {step * 1e3:.2f} ms"
+    )
     print(f"{'probe':24s} {'ms':>9s} {'x step':>9s}  target")
     ratios = {}
     for name, fn in probes.items():

@@ -75,12 +75,16 @@ def main() -> None:
             worst, worst_naive = max(worst, fr, fnr), max(worst_naive, nfr, nfnr)
             powers_r.append(pr)
             powers_nr.append(pnr)
-            print(f"{name:12s} {dist:7s} {fr:10.4f} {fnr:11.4f} {nfr:10.4f} {nfnr:11.4f} "
-                  f"{pr:11.3f} {pnr:11.3f}")  # fmt: skip
+            print(
+                f"{name:12s} {dist:7s} {fr:10.4f} {fnr:11.4f} {nfr:10.4f} {nfnr:11.4f} "
+                f"{pr:11.3f} {pnr:11.3f}"
+            )
     mc = 1.96 * np.sqrt(0.05 * 0.95 / args.trials)
-    print(f"false_decision_rate={worst:.4f} naive_false_decision_rate={worst_naive:.4f} "
-          f"power={min(powers_r):.3f} power_not_reproduced={min(powers_nr):.3f} "
-          f"effect=2s s={S} sd={SD} trials={args.trials} monte_carlo_error={mc:.4f}")  # fmt: skip
+    print(
+        f"false_decision_rate={worst:.4f} naive_false_decision_rate={worst_naive:.4f} "
+        f"power={min(powers_r):.3f} power_not_reproduced={min(powers_nr):.3f} "
+        f"effect=2s s={S} sd={SD} trials={args.trials} monte_carlo_error={mc:.4f}"
+    )
 
 
 if __name__ == "__main__":

@@ -37,8 +37,13 @@ def main() -> None:
     task = {"name": "multicolor_digits", "params": {"correlated": [0, 1, 2, 3]}}
     a = run_spec(parse_spec({**common, "task": task, "model": cnn}), store, progress=False)
     ft_task = {"name": "multicolor_digits", "params": {"correlated": [4, 5, 6, 7]}}
-    b = run_spec(parse_spec({**common, "task": ft_task, "model": {"name": "from_run",
-                 "params": {"run": a.run_id}}}), store, progress=False)  # fmt: skip
+    b = run_spec(
+        parse_spec(
+            {**common, "task": ft_task, "model": {"name": "from_run", "params": {"run": a.run_id}}}
+        ),
+        store,
+        progress=False,
+    )
     data = build_task_data(finished_spec(store, b.run_id))
     t0 = time.perf_counter()
     for rid in (a.run_id, b.run_id):
@@ -50,9 +55,22 @@ def main() -> None:
     interpolation_path(store, a.run_id, b.run_id, lams, data)
     path = time.perf_counter() - t0
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "genlab", "soup", a.run_id, b.run_id, "--lambdas",
-                    args.lambdas, "--store", str(store.root)], check=True,
-                   capture_output=True)  # fmt: skip
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "genlab",
+            "soup",
+            a.run_id,
+            b.run_id,
+            "--lambdas",
+            args.lambdas,
+            "--store",
+            str(store.root),
+        ],
+        check=True,
+        capture_output=True,
+    )
     command = time.perf_counter() - t0
     print(f"two endpoint evaluations: {base:.2f} s")
     print(f"path over {len(lams)} lambdas: {path:.2f} s ({path / base:.1f}x the endpoints)")

@@ -42,23 +42,44 @@ import tempfile
 import time
 
 WORKLOADS = {
-    "mlp": dict(seeds=16, steps=500, base="grokking", set=[
-        "task.p=23", "model.name='mlp'", "model.width=64", "model.embed_dim=16",
-        "eval.every=100", "eval.log_points=10"], unset=["batch_size", "stop"]),
-    "transformer": dict(seeds=8, steps=60, base="grokking", set=[
-        "eval.every=50", "eval.log_points=5"], unset=["stop"]),
-}  # fmt: skip
+    "mlp": dict(
+        seeds=16,
+        steps=500,
+        base="grokking",
+        set=[
+            "task.p=23",
+            "model.name='mlp'",
+            "model.width=64",
+            "model.embed_dim=16",
+            "eval.every=100",
+            "eval.log_points=10",
+        ],
+        unset=["batch_size", "stop"],
+    ),
+    "transformer": dict(
+        seeds=8,
+        steps=60,
+        base="grokking",
+        set=["eval.every=50", "eval.log_points=5"],
+        unset=["stop"],
+    ),
+}
 
 
 def specs(workload: str, seeds: int | None = None, steps: int | None = None) -> list:
     from genlab.sweep import parse_sweep, plan
 
     w = WORKLOADS[workload]
-    sweep = parse_sweep({
-        "name": f"throughput-{workload}", "base": w["base"], "seeds": seeds or w["seeds"],
-        "data_seeds": [0], "unset": w["unset"],
-        "set": [*w["set"], f"steps={steps or w['steps']}", "checkpoint_every=100000"],
-    })  # fmt: skip
+    sweep = parse_sweep(
+        {
+            "name": f"throughput-{workload}",
+            "base": w["base"],
+            "seeds": seeds or w["seeds"],
+            "data_seeds": [0],
+            "unset": w["unset"],
+            "set": [*w["set"], f"steps={steps or w['steps']}", "checkpoint_every=100000"],
+        }
+    )
     return [p["spec"] for p in plan(sweep)]
 
 
@@ -124,8 +145,7 @@ def single_step_gflops(spec) -> float:
     return _rate(step, _flops(lambda: p.method.loss(p.model, p.sampler.next())[0].backward()))
 
 
-def child(workload: str, arm: tuple, seeds: int, steps: int, src: str | None,
-          q: mp.Queue) -> None:  # fmt: skip
+def child(workload: str, arm: tuple, seeds: int, steps: int, src: str | None, q: mp.Queue) -> None:
     name, workers, threads = arm[:3]
     if src:  # another checkout's genlab (--compare-src), its vmap in this process
         sys.path.insert(0, src)
@@ -190,8 +210,11 @@ def bench(workload: str, args: argparse.Namespace) -> dict[str, str]:
     walls: dict[tuple, list[float]] = {a: [] for a in arms}
     cpus: dict[tuple, list[float]] = {a: [] for a in arms}
     extras: dict[tuple, dict] = {}
-    print(f"\n{workload}: {seeds} seeds x {steps} steps, {cores} cores, {args.repeat} repeat(s), "
-          f"load average {os.getloadavg()[0]:.1f}", flush=True)  # fmt: skip
+    print(
+        f"\n{workload}: {seeds} seeds x {steps} steps, {cores} cores, {args.repeat} repeat(s), "
+        f"load average {os.getloadavg()[0]:.1f}",
+        flush=True,
+    )
     for r in range(args.repeat):
         for arm in arms:
             src = args.compare_src if len(arm) > 3 else None
@@ -200,36 +223,53 @@ def bench(workload: str, args: argparse.Namespace) -> dict[str, str]:
             cpus[arm].append(cpu)
             extras.setdefault(arm, extra)
             more = "".join(f"  {k} {v:.0f} GFLOP/s" for k, v in extra.items())
-            print(f"  [{r + 1}] {_label(arm):28s} {wall:7.2f} s wall {cpu:7.2f} s cpu  "
-                  f"{done:2d}/{seeds} done{more}", flush=True)  # fmt: skip
+            print(
+                f"  [{r + 1}] {_label(arm):28s} {wall:7.2f} s wall {cpu:7.2f} s cpu  "
+                f"{done:2d}/{seeds} done{more}",
+                flush=True,
+            )
     med = {a: statistics.median(v) for a, v in walls.items()}
     cpu = {a: statistics.median(v) for a, v in cpus.items()}
-    best = {n: min((a for a in arms if a[0] == n and len(a) == 3), key=med.get)
-            for n in ("serial", "pool", "vmap")}  # fmt: skip
+    best = {
+        n: min((a for a in arms if a[0] == n and len(a) == 3), key=med.get)
+        for n in ("serial", "pool", "vmap")
+    }
     serial, pool, vmap = (med[best[n]] for n in ("serial", "pool", "vmap"))
     one = ("vmap", 1, 1)
     ex, ser = extras[one], extras[("serial", 1, 1)]
     out = {
-        "vmap_vs_pool": pool / vmap, "vmap_vs_serial": serial / vmap, "pool_vs_serial": serial / pool,
+        "vmap_vs_pool": pool / vmap,
+        "vmap_vs_serial": serial / vmap,
+        "pool_vs_serial": serial / pool,
         "cpu_vmap_vs_pool": cpu[best["pool"]] / cpu[best["vmap"]],
-        "serial_threads": best["serial"][2], "vmap_procs": best["vmap"][1],
-        "vmap_threads": best["vmap"][2], "vmap_step_gflops": ex["step"],
-        "single_step_gflops": ser["step"], "matmul_peak_gflops": ex["peak"],
-        "step_speedup": ex["step"] / ser["step"], "step_ceiling": ex["peak"] / ser["step"],
-    }  # fmt: skip
-    print(f"  medians: serial {serial:.2f} s [{_label(best['serial'])}], pool {pool:.2f} s, vmap "
-          f"{vmap:.2f} s [{_label(best['vmap'])}]; vmap/pool {out['vmap_vs_pool']:.2f}x (in CPU "
-          f"seconds {out['cpu_vmap_vs_pool']:.2f}x), vmap/serial {out['vmap_vs_serial']:.2f}x, "
-          f"pool/serial {out['pool_vs_serial']:.2f}x")  # fmt: skip
-    print(f"  one thread: stacked step {ex['step']:.0f} GFLOP/s, single-model step "
-          f"{ser['step']:.0f} GFLOP/s, matmul peak {ex['peak']:.0f} GFLOP/s: per core the stacked "
-          f"step is {out['step_speedup']:.2f}x the single-model steps (at most "
-          f"{out['step_ceiling']:.2f}x at the peak)")  # fmt: skip
+        "serial_threads": best["serial"][2],
+        "vmap_procs": best["vmap"][1],
+        "vmap_threads": best["vmap"][2],
+        "vmap_step_gflops": ex["step"],
+        "single_step_gflops": ser["step"],
+        "matmul_peak_gflops": ex["peak"],
+        "step_speedup": ex["step"] / ser["step"],
+        "step_ceiling": ex["peak"] / ser["step"],
+    }
+    print(
+        f"  medians: serial {serial:.2f} s [{_label(best['serial'])}], pool {pool:.2f} s, vmap "
+        f"{vmap:.2f} s [{_label(best['vmap'])}]; vmap/pool {out['vmap_vs_pool']:.2f}x (in CPU "
+        f"seconds {out['cpu_vmap_vs_pool']:.2f}x), vmap/serial {out['vmap_vs_serial']:.2f}x, "
+        f"pool/serial {out['pool_vs_serial']:.2f}x"
+    )
+    print(
+        f"  one thread: stacked step {ex['step']:.0f} GFLOP/s, single-model step "
+        f"{ser['step']:.0f} GFLOP/s, matmul peak {ex['peak']:.0f} GFLOP/s: per core the stacked "
+        f"step is {out['step_speedup']:.2f}x the single-model steps (at most "
+        f"{out['step_ceiling']:.2f}x at the peak)"
+    )
     if args.compare_src:
         before = med[arms[-1]]
         out["vmap_vs_compare"] = before / med[one]
-        print(f"  {_label(one)} {med[one]:.2f} s vs compare-src {before:.2f} s: "
-              f"{out['vmap_vs_compare']:.2f}x")  # fmt: skip
+        print(
+            f"  {_label(one)} {med[one]:.2f} s vs compare-src {before:.2f} s: "
+            f"{out['vmap_vs_compare']:.2f}x"
+        )
     return {k: f"{v:.2f}" if isinstance(v, float) else str(v) for k, v in out.items()}
 
 
@@ -239,8 +279,11 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=1, help="interleaved repeats (median taken)")
     ap.add_argument("--seeds", type=int, help="replicas (default: the workload's)")
     ap.add_argument("--steps", type=int, help="steps per run (default: the workload's)")
-    ap.add_argument("--threads", default=f"1,{os.cpu_count() or 1}",
-                    help="torch thread counts tried for serial and vmap (the best is kept)")  # fmt: skip
+    ap.add_argument(
+        "--threads",
+        default=f"1,{os.cpu_count() or 1}",
+        help="torch thread counts tried for serial and vmap (the best is kept)",
+    )
     ap.add_argument("--compare-src", help="also time the vmap executor of another checkout's src/")
     args = ap.parse_args()
     names = ["mlp", "transformer"] if args.workload == "both" else [args.workload]

@@ -15,9 +15,16 @@ from genlab.store import Store
 
 # Tiny runs on 2 cores: full batch on p=11 trains in milliseconds per step.
 TINY = [
-    "task.p=11", "steps=60", "batch_size=100000", 'model.name="mlp"', "model.params={}",
-    "eval.every=20", "eval.log_points=4", "checkpoint_every=20", "stop=[]",
-]  # fmt: skip
+    "task.p=11",
+    "steps=60",
+    "batch_size=100000",
+    'model.name="mlp"',
+    "model.params={}",
+    "eval.every=20",
+    "eval.log_points=4",
+    "checkpoint_every=20",
+    "stop=[]",
+]
 
 
 @pytest.fixture(autouse=True, scope="session")

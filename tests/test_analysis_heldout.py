@@ -18,20 +18,30 @@ T975_1 = 12.706204736174707  # Student t quantile, 1 dof
 
 
 def _runs(specs: list[dict]) -> pd.DataFrame:
-    return pd.DataFrame({"run_id": [f"r{i}" for i in range(len(specs))],
-                         "spec": [json.dumps(s) for s in specs]})  # fmt: skip
+    return pd.DataFrame(
+        {"run_id": [f"r{i}" for i in range(len(specs))], "spec": [json.dumps(s) for s in specs]}
+    )
 
 
 def _spec(method: str, params: dict, task: str, tparams: dict, seed: int = 0) -> dict:
-    return {"seed": seed, "data_seed": 0, "method": {"name": method, "params": params},
-            "task": {"name": task, "params": tparams}}  # fmt: skip
+    return {
+        "seed": seed,
+        "data_seed": 0,
+        "method": {"name": method, "params": params},
+        "task": {"name": task, "params": tparams},
+    }
 
 
 def test_run_groups_label_by_method_never_nan():
-    specs = [_spec("erm", {"loss": "softmax"}, "colored", {"noise": 0.25, "test_envs": [e]}, s)
-             for e in (0, 2) for s in (0, 1)]  # fmt: skip
-    specs += [_spec("groupdro", {"eta": 0.01}, "colored", {"noise": 0.25, "test_envs": [e]})
-              for e in (0, 2)]  # fmt: skip
+    specs = [
+        _spec("erm", {"loss": "softmax"}, "colored", {"noise": 0.25, "test_envs": [e]}, s)
+        for e in (0, 2)
+        for s in (0, 1)
+    ]
+    specs += [
+        _spec("groupdro", {"eta": 0.01}, "colored", {"noise": 0.25, "test_envs": [e]})
+        for e in (0, 2)
+    ]
     specs += [_spec("erm", {"loss": "softmax"}, "rotated", {"size": 8, "test_envs": [1]})]
     g = run_groups(_runs(specs))
     assert g["config"].tolist() == ["method.name=erm"] * 4 + ["method.name=groupdro"] * 2 + [
@@ -46,11 +56,17 @@ def test_run_groups_label_by_method_never_nan():
 
 
 def test_run_groups_shows_a_param_only_where_it_varies_within_its_method():
-    specs = [_spec("erm", {"loss": "softmax"}, "t", {}), _spec("gdro", {"eta": 0.1}, "t", {}),
-             _spec("gdro", {"eta": 0.01}, "t", {})]  # fmt: skip
+    specs = [
+        _spec("erm", {"loss": "softmax"}, "t", {}),
+        _spec("gdro", {"eta": 0.1}, "t", {}),
+        _spec("gdro", {"eta": 0.01}, "t", {}),
+    ]
     g = run_groups(_runs(specs))
-    assert g["config"].tolist() == ["method.name=erm", "method.name=gdro, method.params.eta=0.1",
-                                    "method.name=gdro, method.params.eta=0.01"]  # fmt: skip
+    assert g["config"].tolist() == [
+        "method.name=erm",
+        "method.name=gdro, method.params.eta=0.1",
+        "method.name=gdro, method.params.eta=0.01",
+    ]
     assert g["setting"].tolist() == ["", "", ""] and g["task"].tolist() == ["t"] * 3
 
 
@@ -61,12 +77,18 @@ def test_run_groups_only_seeds_vary():
 
 SELECTED = pd.DataFrame(
     [  # method, setting, trial, test
-        ("a", "e1", 0, 0.8), ("a", "e1", 1, 0.6), ("a", "e2", 0, 0.4), ("a", "e2", 1, 0.2),
-        ("b", "e1", 0, 0.5), ("b", "e1", 1, 0.5), ("b", "e2", 0, 0.9), ("b", "e2", 1, 0.7),
+        ("a", "e1", 0, 0.8),
+        ("a", "e1", 1, 0.6),
+        ("a", "e2", 0, 0.4),
+        ("a", "e2", 1, 0.2),
+        ("b", "e1", 0, 0.5),
+        ("b", "e1", 1, 0.5),
+        ("b", "e2", 0, 0.9),
+        ("b", "e2", 1, 0.7),
         ("b", "e1", 2, 0.2),  # trial 2 lacks e2: counts for e1, not for the average
     ],
     columns=["method", "setting", "trial", "test"],
-).assign(task="T")  # fmt: skip
+).assign(task="T")
 
 
 def test_heldout_table_by_hand():
@@ -97,9 +119,15 @@ def test_heldout_wide_one_row_per_method():
 
 def test_compare_within_never_pairs_across_settings():
     rows = [  # setting, method, seed, value: x appears first, erm is still the reference
-        ("s1", "x", 0, 0.7), ("s1", "x", 1, 0.9), ("s1", "erm", 0, 0.5), ("s1", "erm", 1, 0.6),
-        ("s2", "x", 0, 0.2), ("s2", "x", 1, 0.2), ("s2", "erm", 0, 0.1), ("s2", "erm", 1, 0.2),
-    ]  # fmt: skip
+        ("s1", "x", 0, 0.7),
+        ("s1", "x", 1, 0.9),
+        ("s1", "erm", 0, 0.5),
+        ("s1", "erm", 1, 0.6),
+        ("s2", "x", 0, 0.2),
+        ("s2", "x", 1, 0.2),
+        ("s2", "erm", 0, 0.1),
+        ("s2", "erm", 1, 0.2),
+    ]
     f = pd.DataFrame(rows, columns=["setting", "method", "seed", "value"]).assign(data_seed=0)
     c = compare_within(f, ["setting"], reference="erm").set_index("setting")
     assert c["vs"].tolist() == ["erm", "erm"] and c["method"].tolist() == ["x", "x"]
@@ -110,8 +138,14 @@ def test_compare_within_never_pairs_across_settings():
 
 
 def test_paired_comparison_on_several_keys():
-    f = pd.DataFrame({"method": ["a", "a", "b", "b"], "seed": [0, 0, 0, 0],
-                      "data_seed": [0, 1, 0, 1], "value": [1.0, 3.0, 0.0, 0.0]})  # fmt: skip
+    f = pd.DataFrame(
+        {
+            "method": ["a", "a", "b", "b"],
+            "seed": [0, 0, 0, 0],
+            "data_seed": [0, 1, 0, 1],
+            "value": [1.0, 3.0, 0.0, 0.0],
+        }
+    )
     r = paired_comparison(f, "a", "b", seed=["seed", "data_seed"])
     assert r["n"] == 2 and r["mean_diff"] == 2.0
 
@@ -122,12 +156,14 @@ def _rec(rows: list[tuple]) -> pd.DataFrame:
 
 
 def test_domainbed_table_selects_by_training_domain_validation():
-    rec = _rec([  # method m, two configs; trial 0 picks A (val 0.9), trial 1 picks B (val 0.9)
-        ("T", "m", "A", "e1", "test_envs=[0]", "0/0", 0.9, 0.50),
-        ("T", "m", "B", "e1", "test_envs=[0]", "0/0", 0.8, 0.60),
-        ("T", "m", "A", "e1", "test_envs=[0]", "1/0", 0.7, 0.55),
-        ("T", "m", "B", "e1", "test_envs=[0]", "1/0", 0.9, 0.65),
-    ])  # fmt: skip
+    rec = _rec(
+        [  # method m, two configs; trial 0 picks A (val 0.9), trial 1 picks B (val 0.9)
+            ("T", "m", "A", "e1", "test_envs=[0]", "0/0", 0.9, 0.50),
+            ("T", "m", "B", "e1", "test_envs=[0]", "0/0", 0.8, 0.60),
+            ("T", "m", "A", "e1", "test_envs=[0]", "1/0", 0.7, 0.55),
+            ("T", "m", "B", "e1", "test_envs=[0]", "1/0", 0.9, 0.65),
+        ]
+    )
     rep = Report("t")
     add_domainbed_tables(rep, rec)
     ((df, caption),) = [v for k, v in rep.blocks if k == "table"]
@@ -148,8 +184,16 @@ def test_domainbed_table_one_row_per_method_and_task_erm_first():
     add_domainbed_tables(rep, _rec(rows))
     tables = [v for k, v in rep.blocks if k == "table"]
     assert len(tables) == 2
-    assert tables[0][0].columns.tolist() == ["method", "e1", "e2", "avg", "worst setting", "worst",
-                                             "oracle avg", "last checkpoint avg"]  # fmt: skip
+    assert tables[0][0].columns.tolist() == [
+        "method",
+        "e1",
+        "e2",
+        "avg",
+        "worst setting",
+        "worst",
+        "oracle avg",
+        "last checkpoint avg",
+    ]
     assert tables[0][0]["method"].tolist() == ["erm", "irm"]
     assert tables[0][1].startswith("T1:") and "up to 1 configuration(s)" in tables[0][1]
     assert tables[0][0]["e1"].iloc[0] == "0.500 [0.500, 0.500]"

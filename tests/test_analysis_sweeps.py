@@ -21,10 +21,14 @@ T975_2, T975_1 = 4.302652729911275, 12.706204736174707  # Student t quantiles, 2
 
 def test_final_values_takes_each_runs_last_step():
     m = pd.DataFrame(
-        [("r1", 0, "a", "acc", 0.1), ("r1", 10, "a", "acc", 0.5), ("r2", 5, "a", "acc", 0.7),
-         ("r2", 0, "a", "acc", 0.2)],
+        [
+            ("r1", 0, "a", "acc", 0.1),
+            ("r1", 10, "a", "acc", 0.5),
+            ("r2", 5, "a", "acc", 0.7),
+            ("r2", 0, "a", "acc", 0.2),
+        ],
         columns=["run_id", "step", "split", "metric", "value"],
-    )  # fmt: skip
+    )
     f = final_values(m)
     assert f[["run_id", "step", "value"]].values.tolist() == [["r1", 10, 0.5], ["r2", 5, 0.7]]
 
@@ -41,8 +45,14 @@ def test_summarize_mean_std_ci():
 
 
 def test_worst_environment_beside_the_mean():
-    rows = [("m", 0, "test/e1", 0.8), ("m", 1, "test/e1", 0.6), ("m", 0, "test/e2", 0.4),
-            ("m", 1, "test/e2", 0.2), ("m", 0, "train/main", 1.0), ("m", 1, "train/main", 1.0)]  # fmt: skip
+    rows = [
+        ("m", 0, "test/e1", 0.8),
+        ("m", 1, "test/e1", 0.6),
+        ("m", 0, "test/e2", 0.4),
+        ("m", 1, "test/e2", 0.2),
+        ("m", 0, "train/main", 1.0),
+        ("m", 1, "train/main", 1.0),
+    ]
     f = pd.DataFrame(rows, columns=["method", "seed", "split", "value"]).assign(metric="accuracy")
     e = environments(f, ["method"]).iloc[0]
     half = T975_1 * math.sqrt(0.02) / math.sqrt(2)  # std of (0.6, 0.4) and of (0.4, 0.2) is 0.1414
@@ -53,17 +63,25 @@ def test_worst_environment_beside_the_mean():
 
 
 def test_curves_band_per_step():
-    m = pd.DataFrame([("r1", 1, "s", "accuracy", 0.2), ("r2", 1, "s", "accuracy", 0.4),
-                      ("r1", 2, "s", "accuracy", 0.6), ("r2", 2, "s", "accuracy", 0.6)],
-                     columns=["run_id", "step", "split", "metric", "value"])  # fmt: skip
+    m = pd.DataFrame(
+        [
+            ("r1", 1, "s", "accuracy", 0.2),
+            ("r2", 1, "s", "accuracy", 0.4),
+            ("r1", 2, "s", "accuracy", 0.6),
+            ("r2", 2, "s", "accuracy", 0.6),
+        ],
+        columns=["run_id", "step", "split", "metric", "value"],
+    )
     labels = pd.DataFrame({"run_id": ["r1", "r2"], "method": ["a", "a"]})
     c = curves(m, labels, ["method"], "s")
     assert c["mean"].tolist() == pytest.approx([0.3, 0.6]) and c["std"].iloc[1] == 0
 
 
 def test_run_labels_finds_the_varying_fields():
-    specs = [{"seed": s, "data_seed": 0, "optimizer": {"lr": lr, "name": "adamw"}}
-             for s, lr in [(0, 0.1), (1, 0.1), (0, 0.2)]]  # fmt: skip
+    specs = [
+        {"seed": s, "data_seed": 0, "optimizer": {"lr": lr, "name": "adamw"}}
+        for s, lr in [(0, 0.1), (1, 0.1), (0, 0.2)]
+    ]
     runs = pd.DataFrame(
         {"run_id": ["a", "b", "c"], "spec": [__import__("json").dumps(s) for s in specs]}
     )
@@ -74,11 +92,13 @@ def test_run_labels_finds_the_varying_fields():
 
 RECORDS = pd.DataFrame(
     [  # method, seed, config, val/e1, val/e2, test
-        ("m", 0, "A", 0.9, 0.9, 0.50), ("m", 0, "B", 0.8, 0.8, 0.60),
-        ("m", 1, "A", 0.7, 0.7, 0.55), ("m", 1, "B", 0.9, 0.8, 0.65),
+        ("m", 0, "A", 0.9, 0.9, 0.50),
+        ("m", 0, "B", 0.8, 0.8, 0.60),
+        ("m", 1, "A", 0.7, 0.7, 0.55),
+        ("m", 1, "B", 0.9, 0.8, 0.65),
     ],
     columns=["method", "seed", "config", "val/e1", "val/e2", "test"],
-)  # fmt: skip
+)
 
 
 def test_training_domain_validation_and_oracle():
@@ -92,9 +112,13 @@ def test_training_domain_validation_and_oracle():
 
 def test_leave_one_domain_out():
     rows = [  # config A: held-out scores 0.7, 0.9 (mean 0.8); config B: 0.85, 0.85 (mean 0.85)
-        ("m", 0, "A", "e1", 0.7, None), ("m", 0, "A", "e2", 0.9, None), ("m", 0, "A", None, None, 0.5),
-        ("m", 0, "B", "e1", 0.85, None), ("m", 0, "B", "e2", 0.85, None), ("m", 0, "B", None, None, 0.6),
-    ]  # fmt: skip
+        ("m", 0, "A", "e1", 0.7, None),
+        ("m", 0, "A", "e2", 0.9, None),
+        ("m", 0, "A", None, None, 0.5),
+        ("m", 0, "B", "e1", 0.85, None),
+        ("m", 0, "B", "e2", 0.85, None),
+        ("m", 0, "B", None, None, 0.6),
+    ]
     f = pd.DataFrame(rows, columns=["method", "seed", "config", "held_out", "score", "test"])
     out = leave_one_domain_out(f, "held_out", "score", "test")
     assert out["config"].tolist() == ["B"]
@@ -102,8 +126,13 @@ def test_leave_one_domain_out():
 
 
 def test_paired_comparison_by_hand():
-    f = pd.DataFrame({"method": ["a"] * 3 + ["b"] * 3, "seed": [0, 1, 2] * 2,
-                      "value": [3.0, 4.0, 5.0, 2.0, 2.0, 2.0]})  # fmt: skip
+    f = pd.DataFrame(
+        {
+            "method": ["a"] * 3 + ["b"] * 3,
+            "seed": [0, 1, 2] * 2,
+            "value": [3.0, 4.0, 5.0, 2.0, 2.0, 2.0],
+        }
+    )
     r = paired_comparison(f, "a", "b")
     # differences 1, 2, 3: mean 2, sd 1; of 8 sign patterns only +++ and --- reach |sum| = 6
     assert r["n"] == 3 and r["mean_diff"] == 2 and r["cohens_dz"] == pytest.approx(2.0)
@@ -113,8 +142,13 @@ def test_paired_comparison_by_hand():
 
 
 def test_paired_comparison_can_find_no_difference():
-    f = pd.DataFrame({"method": ["a"] * 4 + ["b"] * 4, "seed": [0, 1, 2, 3] * 2,
-                      "value": [1.0, 2.0, 1.0, 2.0, 2.0, 1.0, 2.0, 1.0]})  # fmt: skip
+    f = pd.DataFrame(
+        {
+            "method": ["a"] * 4 + ["b"] * 4,
+            "seed": [0, 1, 2, 3] * 2,
+            "value": [1.0, 2.0, 1.0, 2.0, 2.0, 1.0, 2.0, 1.0],
+        }
+    )
     r = paired_comparison(f, "a", "b")
     assert r["mean_diff"] == 0 and r["p_permutation"] == 1.0 and r["cohens_dz"] == 0
 

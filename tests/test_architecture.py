@@ -83,8 +83,9 @@ def _every_import(path: Path, text: str | None = None) -> list[tuple[str, int]]:
             mod = ".".join(base + ([node.module] if node.module else []))
             for alias in node.names:
                 sub = f"{mod}.{alias.name}"
-                out.append((sub if sub.startswith("genlab.") and _is_module(sub) else mod,
-                            node.lineno))  # fmt: skip
+                out.append(
+                    (sub if sub.startswith("genlab.") and _is_module(sub) else mod, node.lineno)
+                )
     return out
 
 
@@ -137,8 +138,10 @@ def test_the_graph_sees_imports_inside_functions_and_relative_ones():
     """The reader resolves what the old module-level check missed."""
     edges = full_graph()
     assert "derived" in edges["conformance"]  # conformance/tiny.py: inside a function
-    text = ("def f():\n    from . import checkpoint\n    from ..fed import runner\n"
-            "    from genlab import store, __version__\n")  # fmt: skip
+    text = (
+        "def f():\n    from . import checkpoint\n    from ..fed import runner\n"
+        "    from genlab import store, __version__\n"
+    )
     found = [m for m, _ in _every_import(SRC / "engine" / "somewhere.py", text)]
     assert found == ["genlab.engine.checkpoint", "genlab.fed.runner", "genlab.store", "genlab"]
 

@@ -26,8 +26,10 @@ def test_domain_family_tasks_have_their_own_domains_and_share_g():
         own = (x @ f["vs"][t]).norm(dim=1).mean()
         other = (x @ f["vs"][(t + 1) % 8]).norm(dim=1).mean()
         assert own > 3 * other  # each upstream task lives on its own domain
-    ys = {s: domain_family(DomainFamilyParams(task=0, shared=s, **p), 0).test["heldout"].y
-          for s in (0.0, 2.0)}  # fmt: skip
+    ys = {
+        s: domain_family(DomainFamilyParams(task=0, shared=s, **p), 0).test["heldout"].y
+        for s in (0.0, 2.0)
+    }
     assert 0.1 < (ys[0.0] == ys[2.0]).float().mean() < 0.9  # G changes the labels
     xg = domain_family(DomainFamilyParams(task=-1, general="disjoint", **p), 0).train["main"].x
     assert (xg @ f["v0"]).abs().max() < 1e-4 and (xg @ f["vs"][0]).abs().max() < 1e-4
@@ -37,11 +39,15 @@ def test_domain_family_tasks_have_their_own_domains_and_share_g():
 
 def test_heldout_shared_moves_the_heldout_tasks_only_and_keeps_old_ids():
     p = {"shared": 0.0, "train_size": 300, "test_size": 300}
-    up = [domain_family(DomainFamilyParams(task=2, heldout_shared=h, **p), 0).test["heldout"].y
-          for h in (None, 2.0)]  # fmt: skip
+    up = [
+        domain_family(DomainFamilyParams(task=2, heldout_shared=h, **p), 0).test["heldout"].y
+        for h in (None, 2.0)
+    ]
     assert torch.equal(up[0], up[1])  # an upstream task keeps its labels
-    ho = [domain_family(DomainFamilyParams(task=9, heldout_shared=h, **p), 0).test["heldout"].y
-          for h in (None, 2.0)]  # fmt: skip
+    ho = [
+        domain_family(DomainFamilyParams(task=9, heldout_shared=h, **p), 0).test["heldout"].y
+        for h in (None, 2.0)
+    ]
     assert 0.1 < (ho[0] == ho[1]).float().mean() < 0.9  # the held-out task now needs G
     assert "heldout_shared" not in DomainFamilyParams().model_dump()  # run ids as before
     assert DomainFamilyParams(heldout_shared=1.0).model_dump()["heldout_shared"] == 1.0
@@ -71,8 +77,15 @@ def test_delta_residual_is_the_exact_difference_of_updates():
     assert torch.allclose(fb[0] @ fa[0], (b[1] - b[0]) @ (a[1] - a[0]))
 
 
-SMALL = {"model.base_steps": 50, "model.lora_steps": 20, "task.n_upstream": 3,
-         "task.n_heldout": 2, "task.dim": 10, "task.train_size": 400, "task.test_size": 200}  # fmt: skip
+SMALL = {
+    "model.base_steps": 50,
+    "model.lora_steps": 20,
+    "task.n_upstream": 3,
+    "task.n_heldout": 2,
+    "task.dim": 10,
+    "task.train_size": 400,
+    "task.test_size": 200,
+}
 
 
 def _trained_library(store, mode: str):
@@ -120,8 +133,9 @@ def test_peft_arrow_and_genknowsub_agree_with_the_hooks(store):
     assert torch.allclose(lib(x), hooks, atol=1e-4)
     layer = lib.layers["1"]
     a, b = layer.modules("factors")
-    w = arrow_weights(x, torch.stack([prototype(bi @ ai) for ai, bi in zip(a, b, strict=True)]),
-                      2, 1.0)  # fmt: skip
+    w = arrow_weights(
+        x, torch.stack([prototype(bi @ ai) for ai, bi in zip(a, b, strict=True)]), 2, 1.0
+    )
     lib.configure("base")
     expect = lib(x) + torch.einsum("ne,eoi,ni->no", w, b @ a, x)  # no general LoRA
     lib.configure("peft_genknowsub", top_k=2)
@@ -138,13 +152,39 @@ GKS = CLAIMS.get("lora.knowledge_subtraction").obj
 def gks_table(gks: list[float], fit: float = 0.95) -> pd.DataFrame:
     rows = []
     for t, v in enumerate(gks):
-        for mode, acc in (("base", 0.2), ("general", 0.45), ("arrow", 0.52 + 0.01 * (t % 2)),
-                          ("genknowsub", v)):  # fmt: skip
-            rows.append({"mode": mode, "task": t, "family": 0, "seed": 0, "data_seed": 0,
-                         "run_id": f"{mode}{t}", "status": "done", "test": acc, "train": 0.5})  # fmt: skip
+        for mode, acc in (
+            ("base", 0.2),
+            ("general", 0.45),
+            ("arrow", 0.52 + 0.01 * (t % 2)),
+            ("genknowsub", v),
+        ):
+            rows.append(
+                {
+                    "mode": mode,
+                    "task": t,
+                    "family": 0,
+                    "seed": 0,
+                    "data_seed": 0,
+                    "run_id": f"{mode}{t}",
+                    "status": "done",
+                    "test": acc,
+                    "train": 0.5,
+                }
+            )
     for t in (-2, -1, 0, 1):
-        rows.append({"mode": "library", "task": t, "family": 0, "seed": 0, "data_seed": 0,
-                     "run_id": f"lib{t}", "status": "done", "test": 0.9, "train": fit})  # fmt: skip
+        rows.append(
+            {
+                "mode": "library",
+                "task": t,
+                "family": 0,
+                "seed": 0,
+                "data_seed": 0,
+                "run_id": f"lib{t}",
+                "status": "done",
+                "test": 0.9,
+                "train": fit,
+            }
+        )
     return pd.DataFrame(rows)
 
 

@@ -29,8 +29,16 @@ def three_runs(tmp_path_factory) -> tuple[Path, dict[str, str]]:
     store = tmp_path_factory.mktemp("browse") / "store"
     ids = {}
     for seed, lr in ((0, "1e-3"), (1, "3e-3")):
-        res = invoke("run", "grokking", *TINY, f"seed={seed}", f"optimizer.lr={lr}", "--store",
-                     str(store), "--json")  # fmt: skip
+        res = invoke(
+            "run",
+            "grokking",
+            *TINY,
+            f"seed={seed}",
+            f"optimizer.lr={lr}",
+            "--store",
+            str(store),
+            "--json",
+        )
         assert res.exit_code == 0, res.output
         ids[f"seed{seed}"] = json.loads(res.stdout)["run_id"]
     spec = load_run_spec("grokking", [*TINY, "seed=7"])
@@ -58,7 +66,8 @@ def test_where_filters_by_label_field_and_config(three_runs):
     both = runs_json(store, "-w", "optimizer.lr=0.001,0.003", "-w", "task=modular_arithmetic")
     assert {r["run_id"] for r in both} == {ids["seed0"], ids["seed1"]}
     assert [r["run_id"] for r in runs_json(store, "--where", "task.p=11", "--where", "seed=0")] == [
-        ids["seed0"]]  # fmt: skip
+        ids["seed0"]
+    ]
     assert runs_json(store, "--where", "method=irm") == []
 
 
@@ -122,7 +131,8 @@ def test_rm_by_prefix_and_unknown_run(three_runs, tmp_path):
     store = _copy(three_runs[0], tmp_path)
     ids = three_runs[1]
     assert "no run matching 'zzz'" in one_line_error(
-        invoke("rm", "zzz", "--yes", "--store", str(store)), 2)  # fmt: skip
+        invoke("rm", "zzz", "--yes", "--store", str(store)), 2
+    )
     assert "give --failed" in one_line_error(invoke("rm", "--store", str(store)), 2)
     res = invoke("rm", ids["seed0"][:10], "--yes", "--store", str(store))
     assert res.exit_code == 0, res.output
@@ -163,9 +173,10 @@ def test_rm_refuses_a_read_only_store_and_a_live_run(three_runs, tmp_path):
     assert "read-only" in line and _snapshot(store) == before
     st = Store(store)
     with st._write() as c:  # the parent process (alive) holds the failed run's lease
-        c.execute("INSERT INTO leases VALUES (?, ?, ?, ?, ?, ?)",
-                  (ids["failed"], os.getppid(), os.uname().nodename, _pid_start(os.getppid()),
-                   0.0, 0.0))  # fmt: skip
+        c.execute(
+            "INSERT INTO leases VALUES (?, ?, ?, ?, ?, ?)",
+            (ids["failed"], os.getppid(), os.uname().nodename, _pid_start(os.getppid()), 0.0, 0.0),
+        )
     line = one_line_error(invoke("rm", ids["failed"], "--yes", "--store", str(store)), 2)
     assert f"run {ids['failed']} is being trained by pid {os.getppid()}" in line
     assert len(runs_json(store)) == 3

@@ -14,12 +14,25 @@ def zoo_table(zoo: list[float], replay: list[float], learned: float = 0.9) -> pd
     rows = []
     for lr, shift in ((1e-3, -0.05), (3e-3, 0.0)):
         for s in range(len(zoo)):
-            for m, acc in (("finetune", 0.5), ("ewc", 0.52), ("replay", replay[s]),
-                           ("model_zoo", zoo[s])):  # fmt: skip
-                rows.append({"method": m, "lr": lr, "seed": s, "data_seed": s,
-                             "run_id": f"{m}{lr}{s}", "status": "done",
-                             "avg_accuracy": acc + shift, "forgetting": 0.1,
-                             "learned": learned if m == "model_zoo" else 0.9})  # fmt: skip
+            for m, acc in (
+                ("finetune", 0.5),
+                ("ewc", 0.52),
+                ("replay", replay[s]),
+                ("model_zoo", zoo[s]),
+            ):
+                rows.append(
+                    {
+                        "method": m,
+                        "lr": lr,
+                        "seed": s,
+                        "data_seed": s,
+                        "run_id": f"{m}{lr}{s}",
+                        "status": "done",
+                        "avg_accuracy": acc + shift,
+                        "forgetting": 0.1,
+                        "learned": learned if m == "model_zoo" else 0.9,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -57,15 +70,30 @@ FAST = CLAIMS.get("cl.fast_slow").obj
 def fast_table(avg: list[float], incoming: list[float], learned: float = 0.85) -> pd.DataFrame:
     """fast_slow's per-seed average and incoming accuracies; every baseline at 0.45 and 0.80."""
     rows = []
-    for m, lams in (("finetune", (0.0,)), ("joint", (0.0,)), ("ewc", (100.0, 1000.0)),
-                    ("fast_slow", (100.0, 1000.0))):  # fmt: skip
+    for m, lams in (
+        ("finetune", (0.0,)),
+        ("joint", (0.0,)),
+        ("ewc", (100.0, 1000.0)),
+        ("fast_slow", (100.0, 1000.0)),
+    ):
         for lam in lams:
             for s in range(len(avg)):
                 a, n = (avg[s], incoming[s]) if m == "fast_slow" else (0.45, 0.80)
-                rows.append({"method": m, "lam": lam, "lr": 1e-3, "seed": s, "data_seed": s,
-                             "run_id": f"{m}{lam}{s}", "status": "done",
-                             "avg_accuracy": a - (lam == 100.0) * 0.01, "forgetting": 0.1,
-                             "incoming": n, "learned": learned if m == "ewc" else 0.85})  # fmt: skip
+                rows.append(
+                    {
+                        "method": m,
+                        "lam": lam,
+                        "lr": 1e-3,
+                        "seed": s,
+                        "data_seed": s,
+                        "run_id": f"{m}{lam}{s}",
+                        "status": "done",
+                        "avg_accuracy": a - (lam == 100.0) * 0.01,
+                        "forgetting": 0.1,
+                        "incoming": n,
+                        "learned": learned if m == "ewc" else 0.85,
+                    }
+                )
     return pd.DataFrame(rows)
 
 

@@ -27,9 +27,14 @@ DECLARATIVE = [e.obj for e in CLAIMS.entries()]
 
 def test_design_labels_every_arm_and_pairs_data_seeds():
     base = load_spec_file("grokking")
-    d = Design(base, axes={"optimizer.lr": [1e-3, 3e-3],
-                           "net": {"mlp": {"model": {"name": "mlp"}},
-                                   "tf": {"model.n_layers": 1}}}, seeds=2)  # fmt: skip
+    d = Design(
+        base,
+        axes={
+            "optimizer.lr": [1e-3, 3e-3],
+            "net": {"mlp": {"model": {"name": "mlp"}}, "tf": {"model.n_layers": 1}},
+        },
+        seeds=2,
+    )
     arms = d.expand()
     assert len(arms) == 8 and len({a.spec.run_id for a in arms}) == 8
     a = arms[0]
@@ -57,12 +62,14 @@ def run_metrics(points: dict[str, list[tuple[int, float]]], metric: str = "accur
     return pd.DataFrame(rows, columns=["run_id", "step", "split", "metric", "value"])
 
 
-M = run_metrics({
-    "train/main": [(0, 0.1), (10, 0.5), (20, 1.0), (30, 1.0)],
-    "val/a": [(0, 0.1), (10, 0.6), (20, 0.9), (30, 0.7)],
-    "val/b": [(0, 0.1), (10, 0.6), (20, 0.7), (30, 0.9)],
-    "test/x": [(0, 0.0), (10, 0.2), (20, 0.4), (30, 0.3)],
-})  # fmt: skip
+M = run_metrics(
+    {
+        "train/main": [(0, 0.1), (10, 0.5), (20, 1.0), (30, 1.0)],
+        "val/a": [(0, 0.1), (10, 0.6), (20, 0.9), (30, 0.7)],
+        "val/b": [(0, 0.1), (10, 0.6), (20, 0.7), (30, 0.9)],
+        "test/x": [(0, 0.0), (10, 0.2), (20, 0.4), (30, 0.3)],
+    }
+)
 
 
 def test_measures_read_one_number_per_run():
@@ -107,7 +114,7 @@ def test_fit_floor_and_ceiling_guards_name_what_failed():
         (
             Interval("drop", -0.1, -0.15, -0.05, 5, null=0, smallest=-0.05, above=False),
             "reproduced",
-        ),  # fmt: skip
+        ),
         (Interval("tau", 0.05, -0.1, 0.2, 40, smallest=0.3, absence=True), "reproduced"),
         (Interval("tau", 0.2, -0.1, 0.5, 16, smallest=0.3, absence=True), "inconclusive"),
         (Interval("tau", 0.6, 0.4, 0.8, 40, smallest=0.3, absence=True), "not reproduced"),
@@ -152,11 +159,16 @@ class Toy(Claim):
 
 def toy_table(base, method, val=(0.95, 0.95)):
     n = len(base)
-    return pd.DataFrame({
-        "arm": ["base"] * n + ["method"] * n, "seed": list(range(n)) * 2,
-        "run_id": [f"r{i}" for i in range(2 * n)], "status": "done",
-        "val": [val[0]] * n + [val[1]] * n, "ood": [*base, *method],
-    })  # fmt: skip
+    return pd.DataFrame(
+        {
+            "arm": ["base"] * n + ["method"] * n,
+            "seed": list(range(n)) * 2,
+            "run_id": [f"r{i}" for i in range(2 * n)],
+            "status": "done",
+            "val": [val[0]] * n + [val[1]] * n,
+            "ood": [*base, *method],
+        }
+    )
 
 
 def test_the_base_judges_guards_and_writes_the_evidence():
@@ -164,7 +176,8 @@ def test_the_base_judges_guards_and_writes_the_evidence():
     good = toy.evaluate(cfg, toy_table([0.5, 0.52, 0.48], [0.6, 0.63, 0.59]))
     assert good.verdict == "reproduced" and good.statistic["gain"] == pytest.approx(0.1067, 1e-3)
     assert list(good.table["arm"]) == ["base", "method"] and {"ood_lo", "ood_hi", "n"} <= set(
-        good.table.columns)  # fmt: skip
+        good.table.columns
+    )
     assert [g.kind for g in good.guards] == ["fit", "floor", "power"]
     assert all(g.ok for g in good.guards)
     unfit = toy.evaluate(cfg, toy_table([0.5, 0.52, 0.48], [0.6, 0.63, 0.59], val=(0.95, 0.675)))
@@ -182,8 +195,9 @@ def test_guards_judge_the_arms_a_decision_reads():
     class ReadsTwo(Toy):
         def decide(self, cfg, table):
             d = super().decide(cfg, table.query("arm != 'extra'"))
-            return Decision(d.verdict, d.stats, d.sentence, d.intervals,
-                            reads=[{"arm": ["base", "method"]}])  # fmt: skip
+            return Decision(
+                d.verdict, d.stats, d.sentence, d.intervals, reads=[{"arm": ["base", "method"]}]
+            )
 
     table = toy_table([0.5, 0.52, 0.48], [0.5, 0.51, 0.49])
     extra = table[table["arm"] == "base"].assign(arm="extra", val=0.3, run_id=["x0", "x1", "x2"])
@@ -200,9 +214,16 @@ def test_the_audit_rejects_controls_that_cannot_fail(monkeypatch):
     from genlab.claims.audit import audit_claim
 
     claim = CLAIMS.get("comp.coverage_not_scale").obj
-    monkeypatch.setattr(type(claim), "controls", {
-        "negative": Control({"on": "val"}, "not reproduced", "trained combinations", budget="full"),
-        "positive": Control({}, "reproduced", "the claim itself", budget="full")})  # fmt: skip
+    monkeypatch.setattr(
+        type(claim),
+        "controls",
+        {
+            "negative": Control(
+                {"on": "val"}, "not reproduced", "trained combinations", budget="full"
+            ),
+            "positive": Control({}, "reproduced", "the claim itself", budget="full"),
+        },
+    )
     problems = audit_claim(claim)["problems"]
     assert "negative control negative trains no run of its own" in problems
     assert any(p.startswith("negative control negative cannot come out") for p in problems)
@@ -283,17 +304,30 @@ NEG = Control({"x": 1}, "not reproduced", "why")
 POS = Control({"x": 2}, "reproduced", "why")
 
 
-@pytest.mark.parametrize(("verdict", "measured", "expect", "says"), [
-    ("reproduced", {"negative": "not reproduced"}, "reproduced", ""),
-    ("reproduced", {"negative": "reproduced"}, "inconclusive", "negative came out 'reproduced'"),
-    ("reproduced", {"negative": "inconclusive"}, "inconclusive", "came out 'inconclusive'"),
-    ("reproduced", {"negative": None}, "inconclusive", "controls not run: negative"),
-    ("reproduced", {}, "inconclusive", "controls not run: negative"),
-    ("not reproduced", {"negative": "reproduced", "positive": "reproduced"}, "not reproduced", ""),
-    ("not reproduced", {"positive": None}, "inconclusive", "controls not run: positive"),
-    ("not reproduced", {"positive": "inconclusive"}, "inconclusive", "positive came out"),
-    ("inconclusive", {}, "inconclusive", ""),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("verdict", "measured", "expect", "says"),
+    [
+        ("reproduced", {"negative": "not reproduced"}, "reproduced", ""),
+        (
+            "reproduced",
+            {"negative": "reproduced"},
+            "inconclusive",
+            "negative came out 'reproduced'",
+        ),
+        ("reproduced", {"negative": "inconclusive"}, "inconclusive", "came out 'inconclusive'"),
+        ("reproduced", {"negative": None}, "inconclusive", "controls not run: negative"),
+        ("reproduced", {}, "inconclusive", "controls not run: negative"),
+        (
+            "not reproduced",
+            {"negative": "reproduced", "positive": "reproduced"},
+            "not reproduced",
+            "",
+        ),
+        ("not reproduced", {"positive": None}, "inconclusive", "controls not run: positive"),
+        ("not reproduced", {"positive": "inconclusive"}, "inconclusive", "positive came out"),
+        ("inconclusive", {}, "inconclusive", ""),
+    ],
+)
 def test_a_verdict_is_licensed_by_what_its_controls_measured(verdict, measured, expect, says):
     """``reproduced`` needs the negative control measured ``not reproduced``; ``not reproduced``
     a positive control measured ``reproduced``; a control not run is named, and a hand-set
@@ -316,17 +350,23 @@ def test_an_open_note_is_history_not_a_verdict_input():
     from genlab.claims.base import ClaimResult
 
     stub = _stub({"negative": replace(NEG, open="once measured: it reproduced too")})
-    out = stub.recorded(ClaimResult("stub.licensed", "reproduced", {}, "E."), "smoke",
-                        {"negative": "not reproduced"})  # fmt: skip
+    out = stub.recorded(
+        ClaimResult("stub.licensed", "reproduced", {}, "E."),
+        "smoke",
+        {"negative": "not reproduced"},
+    )
     assert out.verdict == "reproduced"
 
 
-@pytest.mark.parametrize(("control_budget", "budget", "expect"), [
-    ("smoke", "smoke", "reproduced"),
-    ("smoke", "full", "reproduced"),  # the design fails where it must on a smaller budget
-    ("full", "smoke", "inconclusive"),  # a full-budget negative says nothing of smoke
-    ("full", "full", "reproduced"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("control_budget", "budget", "expect"),
+    [
+        ("smoke", "smoke", "reproduced"),
+        ("smoke", "full", "reproduced"),  # the design fails where it must on a smaller budget
+        ("full", "smoke", "inconclusive"),  # a full-budget negative says nothing of smoke
+        ("full", "full", "reproduced"),
+    ],
+)
 def test_a_control_licenses_its_budget_and_larger_ones(control_budget, budget, expect):
     from dataclasses import replace
 
@@ -359,8 +399,11 @@ def test_a_reconstruction_decides_about_its_reading():
     from genlab.claims.base import ClaimResult
 
     stub = _stub({"negative": NEG, "positive": POS}, scope="reconstruction")
-    out = stub.recorded(ClaimResult("stub.licensed", "not reproduced", {}, "E."), "smoke",
-                        {"negative": "not reproduced", "positive": "reproduced"})  # fmt: skip
+    out = stub.recorded(
+        ClaimResult("stub.licensed", "not reproduced", {}, "E."),
+        "smoke",
+        {"negative": "not reproduced", "positive": "reproduced"},
+    )
     assert out.verdict == "not reproduced" and out.scope == "reconstruction"
 
 
@@ -378,10 +421,19 @@ def test_a_sequential_seed_rule_adds_seeds_until_the_judge_decides(tmp_path, mon
         seed_rule = {"smoke": SeedRule(2, 4, 2)}
 
         def arms(self, cfg):
-            return [a for s in range(cfg.seeds) for a in Design(
-                {"task": {"name": "modular_arithmetic", "params": {"p": 7}},
-                 "model": {"name": "mlp"}, "steps": 1}, rows=[({"arm": "base"}, {}), ({"arm": "method"}, {})],
-                seeds=[s]).expand()]  # fmt: skip
+            return [
+                a
+                for s in range(cfg.seeds)
+                for a in Design(
+                    {
+                        "task": {"name": "modular_arithmetic", "params": {"p": 7}},
+                        "model": {"name": "mlp"},
+                        "steps": 1,
+                    },
+                    rows=[({"arm": "base"}, {}), ({"arm": "method"}, {})],
+                    seeds=[s],
+                ).expand()
+            ]
 
         def judge(self, cfg, runs, metrics):
             seen.append((cfg.seeds, CONFIDENCE.get()))
@@ -393,8 +445,9 @@ def test_a_sequential_seed_rule_adds_seeds_until_the_judge_decides(tmp_path, mon
 
     Seq.Config = SeqConfig
     monkeypatch.setattr(runner, "measured_controls", lambda *a: {"negative": "not reproduced"})
-    result = runner.run_claim(Seq(), Store(tmp_path), "smoke", execute=lambda *a: None,
-                              controls=False)  # fmt: skip
+    result = runner.run_claim(
+        Seq(), Store(tmp_path), "smoke", execute=lambda *a: None, controls=False
+    )
     rule = Seq.seed_rule["smoke"]
     assert seen == [(2, rule.confidence(2)), (4, rule.confidence(4))]
     assert rule.confidence(2) == pytest.approx(1 - 0.05 * 2 / 4)
@@ -433,9 +486,12 @@ def test_licensable_decisions_follow_the_declared_controls():
     from genlab.claims.audit import licensable
 
     assert licensable(_stub({"negative": NEG, "positive": POS}), "smoke") == [
-        "reproduced", "not reproduced"]  # fmt: skip
+        "reproduced",
+        "not reproduced",
+    ]
     assert licensable(_stub({"negative": NEG}), "smoke") == ["reproduced"]
     known_to_fail = replace(NEG, open="measured: reproduced too")
     assert licensable(_stub({"negative": known_to_fail, "positive": POS}), "smoke") == [
-        "not reproduced"]  # fmt: skip
+        "not reproduced"
+    ]
     assert licensable(_stub({"negative": replace(NEG, budget="full")}), "smoke") == []

@@ -171,8 +171,12 @@ def test_scan_baselines(values, verdict):
 
 def test_scan_baselines_turn_left_is_not_far_below():
     """The negative control's judgement: 'turn left' is largely solved, so 'far below' fails."""
-    r = judge("comp.scan_baselines", scan(0.97, 0.08, 0.0), seeds=3,
-              splits=("simple", "addprim_turn_left"))  # fmt: skip
+    r = judge(
+        "comp.scan_baselines",
+        scan(0.97, 0.08, 0.0),
+        seeds=3,
+        splits=("simple", "addprim_turn_left"),
+    )
     assert r.verdict == "not reproduced", r.evidence
 
 
@@ -221,16 +225,27 @@ def test_coverage_negative_control_adds_one_nested_combination():
 # ---- comp.skill_mix -----------------------------------------------------------------------------
 
 
-def skills(k4: float, k5: float, val: float = 0.98, composed_val: float | None = None,
-           k1_gain: float = -0.02, base: float = 0.05):  # fmt: skip
+def skills(
+    k4: float,
+    k5: float,
+    val: float = 0.98,
+    composed_val: float | None = None,
+    k1_gain: float = -0.02,
+    base: float = 0.05,
+):
     """Exact match ``base`` on k = 4, 5 for the single-skill arm, + ``k4`` / ``k5`` for the
     composed arm; val ``val`` (``composed_val``: the composed arm's)."""
 
     def values(labels):
         composed = labels["train_k"] == 3
         v = composed_val if composed and composed_val is not None else val
-        return {"val": v, "k1": 0.97 + k1_gain * composed, "k4": base + k4 * composed,
-                "k5": base + k5 * composed, "heldout": 0.02 + 0.05 * composed}  # fmt: skip
+        return {
+            "val": v,
+            "k1": 0.97 + k1_gain * composed,
+            "k4": base + k4 * composed,
+            "k5": base + k5 * composed,
+            "heldout": 0.02 + 0.05 * composed,
+        }
 
     return values
 
@@ -253,8 +268,9 @@ def test_skill_mix(values, verdict):
 # ---- comp.data_complexity -----------------------------------------------------------------------
 
 
-def complexity(gain: float, cost: float, val: float = 0.97, rich_val: float | None = None,
-               base: float = 0.05):  # fmt: skip
+def complexity(
+    gain: float, cost: float, val: float = 0.97, rich_val: float | None = None, base: float = 0.05
+):
     """Jump exact match ``base`` with SCAN's 4 primitives, + ``gain`` with 32, - ``cost`` when
     the 32-primitive commands repeat 4 times; val ``val`` (``rich_val``: the 32-primitive
     arms')."""
@@ -319,10 +335,16 @@ def test_data_complexity_holds_rows_and_distinct_commands_fixed():
             continue
         x = scan(ScanParams(**arm.spec.task.params), 1).train["main"].x
         seen[(arm.labels["primitives"], arm.labels["repeat"])] = (
-            len(x), len({tuple(r) for r in x.tolist()}))  # fmt: skip
+            len(x),
+            len({tuple(r) for r in x.tolist()}),
+        )
     # 3,000 rows plus the bare 'jump' at 10% of the rows (333); distinct counts include 'jump'
-    assert seen == {(4, 2): (3333, 1501), (32, 2): (3333, 1501), (32, 1): (3333, 3001),
-                    (32, 4): (3333, 751)}  # fmt: skip
+    assert seen == {
+        (4, 2): (3333, 1501),
+        (32, 2): (3333, 1501),
+        (32, 1): (3333, 3001),
+        (32, 4): (3333, 751),
+    }
 
 
 # ---- comp.icl_forcing ---------------------------------------------------------------------------
@@ -398,15 +420,24 @@ def test_depth_on_the_simple_split_is_not_reproduced():
 # ---- comp.gcog ----------------------------------------------------------------------------------
 
 
-def gcog(distractor: float, systematic: float, productive: float = 0.45, val: float = 0.95,
-         systematic_base: float = 0.4, distractor_base: float = 0.5):  # fmt: skip
+def gcog(
+    distractor: float,
+    systematic: float,
+    productive: float = 0.45,
+    val: float = 0.95,
+    systematic_base: float = 0.4,
+    distractor_base: float = 0.5,
+):
     """Accuracy of the GRU, plus ``distractor`` / ``systematic`` for the attention models."""
 
     def values(labels):
         attention = labels["arch"] != "gru"
-        return {"val": val, "distractor": distractor_base + distractor * attention,
-                "systematic": systematic_base + systematic * attention,
-                "productive": productive}  # fmt: skip
+        return {
+            "val": val,
+            "distractor": distractor_base + distractor * attention,
+            "systematic": systematic_base + systematic * attention,
+            "productive": productive,
+        }
 
     return values
 
@@ -433,9 +464,13 @@ def test_gcog_gru_attention_changes_only_the_gru_arm():
     """``gru_attention`` gives the GRU baseline attention; its default leaves the model the
     paper's no-attention contrast (``attention: False``) and the attention arms untouched."""
     claim = CLAIMS.get("comp.gcog").obj
-    plain, attended = ({a.labels["arch"] + str(a.labels["seed"]): a.spec
-                        for a in claim.arms(claim.config("full", kw))}
-                       for kw in ({}, {"gru_attention": True}))  # fmt: skip
+    plain, attended = (
+        {
+            a.labels["arch"] + str(a.labels["seed"]): a.spec
+            for a in claim.arms(claim.config("full", kw))
+        }
+        for kw in ({}, {"gru_attention": True})
+    )
     for key, spec in plain.items():
         changed = spec.run_id != attended[key].run_id
         assert changed == key.startswith("gru"), key

@@ -75,8 +75,10 @@ def test_entangled_colours_depend_on_the_shape():
     data = build("comp_shapes", entangled=True, coverage=0.5, per_combo=2, n_val=0, n_test=2)
     x, y = data.train["main"].x, data.train["main"].y
     same_colour = (y[:, 1] == y[0, 1]) & (y[:, 0] != y[0, 0])  # other shapes, same colour value
-    assert any(not torch.allclose(colour(x[0]), colour(x[i]), atol=0.3) for i in
-               same_colour.nonzero()[:, 0])  # fmt: skip
+    assert any(
+        not torch.allclose(colour(x[0]), colour(x[i]), atol=0.3)
+        for i in same_colour.nonzero()[:, 0]
+    )
 
 
 def test_additive_r2():

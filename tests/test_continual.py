@@ -25,13 +25,17 @@ def build(**kw):
 
 def spec(method: str, steps: int = 100, **task) -> dict:
     return {
-        "task": {"name": "cl_split", "params": {"experiences": 2,
-                                                "base_params": {"train_size": 300}, **task}},
+        "task": {
+            "name": "cl_split",
+            "params": {"experiences": 2, "base_params": {"train_size": 300}, **task},
+        },
         "model": {"name": "mlp", "params": {"width": 32, "depth": 1}},
-        "method": {"name": method}, "steps": steps, "batch_size": 16,
+        "method": {"name": method},
+        "steps": steps,
+        "batch_size": 16,
         "optimizer": {"name": "adam", "lr": 1e-2},
         "eval": {"every": 1000, "log_points": 0, "probes": [{"name": "cl_accuracy"}]},
-    }  # fmt: skip
+    }
 
 
 # ---- scenarios ----------------------------------------------------------------------------------
@@ -85,8 +89,11 @@ def test_metric_definitions_on_a_hand_built_matrix():
 
 def test_accuracy_matrix_is_read_at_the_experience_boundaries():
     assert boundaries(100, 3) == [33, 66, 100]
-    rows = [(s, f"test/e{j}", "accuracy", v) for s, r in zip([33, 66, 100], R, strict=True)
-            for j, v in enumerate(r)]  # fmt: skip
+    rows = [
+        (s, f"test/e{j}", "accuracy", v)
+        for s, r in zip([33, 66, 100], R, strict=True)
+        for j, v in enumerate(r)
+    ]
     rows += [(0, f"test/e{j}", "accuracy", 0.1) for j in range(3)]
     rows += [(50, "test/e0", "accuracy", 0.0), (50, "test/e1", "accuracy", 0.0)]  # not a boundary
     r, b = accuracy_matrix(pd.DataFrame(rows, columns=["step", "split", "metric", "value"]))
@@ -187,8 +194,10 @@ def test_model_zoo_grows_one_member_per_experience(store):
 
 
 def test_genlab_run_prints_the_matrix_and_draws_the_heat_map(tmp_path):
-    res = CliRunner().invoke(app, ["run", "cl-split-digits", "method.name=ewc", "steps=100",
-                                   "--store", str(tmp_path), "-q"])  # fmt: skip
+    res = CliRunner().invoke(
+        app,
+        ["run", "cl-split-digits", "method.name=ewc", "steps=100", "--store", str(tmp_path), "-q"],
+    )
     assert res.exit_code == 0, res.output
     assert "accuracy matrix" in res.output and "forgetting" in res.output
     assert list(tmp_path.glob("runs/*/accuracy_matrix.png"))

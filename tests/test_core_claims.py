@@ -15,9 +15,12 @@ def judge(curves: list[list[tuple[int, float, float]]], status: str = "done"):
     """The verdict on per-seed (step, train_acc, test_acc) curves, given to the claim's own runs."""
     cfg = CLAIM.config("smoke")
     ids = [a.spec.run_id for a in CLAIM.arms(cfg)]
-    rows = [(run_id, step, split, "accuracy", v)
-            for run_id, points in zip(ids, curves, strict=True) for step, tr, te in points
-            for split, v in (("train/main", tr), ("test/heldout", te))]  # fmt: skip
+    rows = [
+        (run_id, step, split, "accuracy", v)
+        for run_id, points in zip(ids, curves, strict=True)
+        for step, tr, te in points
+        for split, v in (("train/main", tr), ("test/heldout", te))
+    ]
     metrics = pd.DataFrame(rows, columns=["run_id", "step", "split", "metric", "value"])
     return CLAIM.judge(cfg, pd.DataFrame({"run_id": ids, "status": status}), metrics)
 

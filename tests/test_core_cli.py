@@ -120,8 +120,19 @@ def test_a_control_that_does_not_come_out_is_shown_as_open(monkeypatch):
 def test_claims_run_with_the_pool_executor(tmp_path):
     """The pool executor trains the claim's runs in worker processes to the serial verdict."""
     store = str(tmp_path / "store")
-    args = ["claims", "run", "grokking.linear", "--set", "d_ins=[100]", "--set", "seeds=2",
-            "--set", "weight_decays=[0.0]", "--json", "--no-controls"]  # fmt: skip
+    args = [
+        "claims",
+        "run",
+        "grokking.linear",
+        "--set",
+        "d_ins=[100]",
+        "--set",
+        "seeds=2",
+        "--set",
+        "weight_decays=[0.0]",
+        "--json",
+        "--no-controls",
+    ]
     result = invoke(*args, "-e", "pool", "--store", store)
     assert result.exit_code == 0, result.output
     (doc,) = json.loads(result.output)
@@ -146,8 +157,16 @@ def test_claims_run_measures_the_controls_that_license_the_verdict(tmp_path):
     measured = Store(store).control_verdicts(claim.id)
     assert set(measured["control"]) == set(smoke)
     assert doc["controls"] == dict(zip(measured["control"], measured["verdict"], strict=True))
-    again = invoke("claims", "run", claim.id, "--json", "-q", "--no-controls", "--store",
-                   str(tmp_path / "bare"))  # fmt: skip
+    again = invoke(
+        "claims",
+        "run",
+        claim.id,
+        "--json",
+        "-q",
+        "--no-controls",
+        "--store",
+        str(tmp_path / "bare"),
+    )
     (bare,) = json.loads(again.stdout)
     if bare["decision"] != "inconclusive":
         assert bare["verdict"] == "inconclusive" and "controls not run" in bare["evidence"]
@@ -175,5 +194,6 @@ def test_claims_show_names_a_paper_outside_the_catalogue():
     text = " ".join(shown.stdout.split())
     assert shown.exit_code == 0 and "#None" not in text
     assert "paper not in the catalogue: Gulrajani & Lopez-Paz 2021, \u201cIn search" in text
-    assert "paper #8 Chen, Zhang" in " ".join(invoke("claims", "show", "dg.rationale_invariance")
-                                               .stdout.split())  # fmt: skip
+    assert "paper #8 Chen, Zhang" in " ".join(
+        invoke("claims", "show", "dg.rationale_invariance").stdout.split()
+    )

@@ -36,10 +36,15 @@ def test_rerun_is_a_noop(store, tiny_spec):
 
 
 def test_stop_rule_ends_the_run_early(store):
-    spec = load_run_spec("grokking", [
-        *TINY, "steps=2000", "optimizer.lr=0.01",
-        'stop=[{split="train/main", metric="accuracy", threshold=1.0, patience=2}]',
-    ])  # fmt: skip
+    spec = load_run_spec(
+        "grokking",
+        [
+            *TINY,
+            "steps=2000",
+            "optimizer.lr=0.01",
+            'stop=[{split="train/main", metric="accuracy", threshold=1.0, patience=2}]',
+        ],
+    )
     result = run_spec(spec, store, progress=False)
     assert result.status == "done" and result.step < 2000
     assert store.run(result.run_id)["summary"]["stopped_early"] is True
@@ -78,8 +83,17 @@ def test_float64_runs_in_float64(store):
     )  # same run, other precision
 
 
-SLOW = ["task.p=31", "steps=200", "batch_size=100000", "eval.every=50", "eval.log_points=5",
-        "checkpoint_every=20", "stop=[]", "model.n_layers=1", "model.d_model=32"]  # fmt: skip
+SLOW = [
+    "task.p=31",
+    "steps=200",
+    "batch_size=100000",
+    "eval.every=50",
+    "eval.log_points=5",
+    "checkpoint_every=20",
+    "stop=[]",
+    "model.n_layers=1",
+    "model.d_model=32",
+]
 
 
 @pytest.mark.slow  # 6 s on a quiet machine

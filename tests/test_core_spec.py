@@ -85,8 +85,10 @@ def test_spec_files(tmp_path):
 
 
 def test_overrides_parse_toml_values_and_expand_params():
-    out = apply_overrides({"task": {"name": "x"}}, ["task.p=7", "optimizer.betas=[0.8, 0.9]",
-                                                    'model.name="mlp"', "x.y=word"])  # fmt: skip
+    out = apply_overrides(
+        {"task": {"name": "x"}},
+        ["task.p=7", "optimizer.betas=[0.8, 0.9]", 'model.name="mlp"', "x.y=word"],
+    )
     assert out["task"]["params"]["p"] == 7
     assert out["optimizer"]["betas"] == [0.8, 0.9]
     assert out["model"]["name"] == "mlp"
@@ -128,14 +130,27 @@ def test_cosine_decay_after_warm_up():
     assert all(a > b for a, b in zip(cos[4:], cos[5:], strict=False)) and 0 < cos[-1] < 0.03
 
 
-@pytest.mark.parametrize(("spec", "old_id"), [
-    ({"task": {"name": "colored_digits"}, "model": {"name": "mlp"}, "method": {"name": "dmg"}},
-     "29944cc6c9572aa1"),  # dmg before ``masks``
-    ({"task": {"name": "gcog", "params": {"n_train": 50}}, "model": {"name": "transformer"}},
-     "708e8bbd374ceb9f"),  # gcog before ``train_depth``
-    ({"task": {"name": "seq_templates"}, "model": {"name": "transformer_symbolic"}},
-     "6db8c46cf9a4b748"),  # transformer_symbolic before its paper-form params
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("spec", "old_id"),
+    [
+        (
+            {
+                "task": {"name": "colored_digits"},
+                "model": {"name": "mlp"},
+                "method": {"name": "dmg"},
+            },
+            "29944cc6c9572aa1",
+        ),  # dmg before ``masks``
+        (
+            {"task": {"name": "gcog", "params": {"n_train": 50}}, "model": {"name": "transformer"}},
+            "708e8bbd374ceb9f",
+        ),  # gcog before ``train_depth``
+        (
+            {"task": {"name": "seq_templates"}, "model": {"name": "transformer_symbolic"}},
+            "6db8c46cf9a4b748",
+        ),  # transformer_symbolic before its paper-form params
+    ],
+)
 def test_params_added_later_keep_old_run_ids_at_their_quiet_defaults(spec, old_id):
     """Ids computed on main before each field existed (commit b804253): ``Params.quiet_defaults``
     leaves those fields out at their old implicit value."""

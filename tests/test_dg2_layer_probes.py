@@ -63,9 +63,12 @@ def _toy_data(shift: float) -> TaskData:
         y = (x[:, 0] > 0).long()
         return Split(x + s, y)
 
-    return TaskData(train={"a": split(200, 0.0)}, val={"a": split(50, 0.0)},
-                    test={"b": split(100, shift)},
-                    info=TaskInfo(kind="classification", n_outputs=2, input_shape=(6,)))  # fmt: skip
+    return TaskData(
+        train={"a": split(200, 0.0)},
+        val={"a": split(50, 0.0)},
+        test={"b": split(100, shift)},
+        info=TaskInfo(kind="classification", n_outputs=2, input_shape=(6,)),
+    )
 
 
 def test_probe_reports_every_split_and_layer_and_skips_early_steps():

@@ -64,8 +64,11 @@ def test_example_sweep_expands_to_the_domainbed_grid():
     sweep, folder = load_sweep(ROOT / "examples/sweeps/domainbed_digits.toml")
     runs = sweep.expand(folder)
     methods = {s.method.name for _, s in runs}
-    anneal = {s.method.params.get(f"{s.method.name}_penalty_anneal_iters") for _, s in runs
-              if s.method.name in ("irm", "vrex")}  # fmt: skip
+    anneal = {
+        s.method.params.get(f"{s.method.name}_penalty_anneal_iters")
+        for _, s in runs
+        if s.method.name in ("irm", "vrex")
+    }
     assert anneal == {30} and runs[0][1].steps == 301  # DomainBed's 500 of 5,000, scaled
     settings = {(s.task.name, tuple(s.task.params["test_envs"])) for _, s in runs}
     assert methods == {"erm", "irm", "groupdro", "coral"}

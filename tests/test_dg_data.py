@@ -46,10 +46,18 @@ def test_colored_and_rotated_mnist_from_idx(mnist_root):
 
 def test_missing_mnist_root_exit_2(tmp_path):
     store = tmp_path / "store"
-    res = CliRunner().invoke(app, [
-        "run", "dg-colored", "task.name=colored_mnist",
-        f'task.params={{data_root="{tmp_path / "nowhere"}"}}', "--store", str(store), "-q",
-    ])  # fmt: skip
+    res = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "dg-colored",
+            "task.name=colored_mnist",
+            f'task.params={{data_root="{tmp_path / "nowhere"}"}}',
+            "--store",
+            str(store),
+            "-q",
+        ],
+    )
     assert res.exit_code == 2, res.output
     assert "IDX" in res.output and not store.exists()
 
@@ -97,8 +105,16 @@ def test_image_folder_mixed_sizes_and_bad_layout(folder_root, tmp_path):
     with pytest.raises(ValueError, match="no domain folders"):
         build("image_folder_domains", data_root=str(empty))
     store = tmp_path / "store"
-    res = CliRunner().invoke(app, [
-        "run", "dg-colored", "task.name=image_folder_domains",
-        f'task.params={{data_root="{folder_root}", test_envs=[7], size=8}}', "--store", str(store), "-q",
-    ])  # fmt: skip
+    res = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "dg-colored",
+            "task.name=image_folder_domains",
+            f'task.params={{data_root="{folder_root}", test_envs=[7], size=8}}',
+            "--store",
+            str(store),
+            "-q",
+        ],
+    )
     assert res.exit_code == 2 and "out of range" in res.output and not store.exists()

@@ -242,10 +242,21 @@ def test_dmg_sampled_masks_follow_the_official_code():
 
 @pytest.mark.parametrize(
     "method,model",
-    [("irm", "mlp"), ("vrex", "mlp"), ("groupdro", "mlp"), ("mmd", "mlp"), ("coral", "cnn"),
-     ("mixup", "mlp"), ("mldg", "cnn"), ("ridg", "cnn"), ("dmg", "mlp"), ("oat", "cnn"),
-     ("lowrank", "mlp"), ("modify", "cnn")],
-)  # fmt: skip
+    [
+        ("irm", "mlp"),
+        ("vrex", "mlp"),
+        ("groupdro", "mlp"),
+        ("mmd", "mlp"),
+        ("coral", "cnn"),
+        ("mixup", "mlp"),
+        ("mldg", "cnn"),
+        ("ridg", "cnn"),
+        ("dmg", "mlp"),
+        ("oat", "cnn"),
+        ("lowrank", "mlp"),
+        ("modify", "cnn"),
+    ],
+)
 def test_every_method_trains_end_to_end(tmp_path, method, model):
     from genlab.engine import run_spec
     from genlab.engine.checkpoint import FINAL
@@ -254,9 +265,18 @@ def test_every_method_trains_end_to_end(tmp_path, method, model):
     from genlab.store import Store
 
     params = "{channels=[8], pool_every=1}" if model == "cnn" else "{width=16}"
-    spec = load_run_spec("dg-colored", [f"method.name={method}", f"model.name={model}",
-                                        f"model.params={params}", "steps=4", "eval.every=2",
-                                        "checkpoint_every=2", "batch_size=8"])  # fmt: skip
+    spec = load_run_spec(
+        "dg-colored",
+        [
+            f"method.name={method}",
+            f"model.name={model}",
+            f"model.params={params}",
+            "steps=4",
+            "eval.every=2",
+            "checkpoint_every=2",
+            "batch_size=8",
+        ],
+    )
     store = Store(tmp_path)
     res = run_spec(spec, store, progress=False)
     assert res.status == "done"
@@ -272,10 +292,18 @@ def test_rebias_trains_and_evaluates_the_target_model(tmp_path):
     from genlab.spec import load_run_spec
     from genlab.store import Store
 
-    spec = load_run_spec("dg-colored", ["task.name=cross_bias_digits", "task.params={}",
-                                        "method.name=rebias", "model.name=cnn",
-                                        "model.params={channels=[8], pool_every=1}", "steps=3",
-                                        "batch_size=16"])  # fmt: skip
+    spec = load_run_spec(
+        "dg-colored",
+        [
+            "task.name=cross_bias_digits",
+            "task.params={}",
+            "method.name=rebias",
+            "model.name=cnn",
+            "model.params={channels=[8], pool_every=1}",
+            "steps=3",
+            "batch_size=16",
+        ],
+    )
     res = run_spec(spec, Store(tmp_path), progress=False)
     assert res.status == "done" and "test/unbiased:accuracy" in res.final
 
@@ -370,7 +398,11 @@ def test_mnist_cnn_is_domainbeds_architecture():
     model = entry.obj(entry.params(), info)
     convs = [m for m in model.modules() if isinstance(m, nn.Conv2d)]
     assert [(c.in_channels, c.out_channels, c.stride[0]) for c in convs] == [
-        (2, 64, 1), (64, 128, 2), (128, 128, 1), (128, 128, 1)]  # fmt: skip
+        (2, 64, 1),
+        (64, 128, 2),
+        (128, 128, 1),
+        (128, 128, 1),
+    ]
     for block in model.blocks:  # conv -> ReLU -> GroupNorm(8), in DomainBed's order
         assert [type(m) for m in block] == [nn.Conv2d, nn.ReLU, nn.GroupNorm]
         assert block[2].num_groups == 8

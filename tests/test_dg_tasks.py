@@ -114,14 +114,25 @@ def test_two_env_method_on_one_env_task_is_spec_error(tmp_path):
     )
     with pytest.raises(SpecError, match="at least 2 training environments"):
         prepare(spec)
-    res = CliRunner().invoke(app, ["run", "dg-colored", "task.test_envs=[0,1]", "method.name=vrex",
-                                   "--store", str(tmp_path / "s"), "-q"])  # fmt: skip
+    res = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "dg-colored",
+            "task.test_envs=[0,1]",
+            "method.name=vrex",
+            "--store",
+            str(tmp_path / "s"),
+            "-q",
+        ],
+    )
     assert res.exit_code == 2 and not (tmp_path / "s").exists()
 
 
 def test_run_dg_colored_shows_every_environment(tmp_path):
-    res = CliRunner().invoke(app, ["run", "dg-colored", "steps=3", "--store", str(tmp_path), "-q",
-                                   "--no-plot"])  # fmt: skip
+    res = CliRunner().invoke(
+        app, ["run", "dg-colored", "steps=3", "--store", str(tmp_path), "-q", "--no-plot"]
+    )
     assert res.exit_code == 0, res.output
     for split in ("train/+90%", "val/+80%", "test/-90%"):
         assert split in res.output

@@ -73,8 +73,9 @@ def test_grid_mode_scores_a_random_mlp_on_plane_grid():
     assert out[("model", "fourier_complexity")] < 0.5 * out[("model", "noise_fourier_complexity")]
     torch.manual_seed(0)
     again = m.obj(m.params(activation="relu", scale=4.0), data.info)
-    assert all(torch.equal(a, b) for a, b in zip(model.parameters(), again.parameters(),
-                                                 strict=True))  # fmt: skip
+    assert all(
+        torch.equal(a, b) for a, b in zip(model.parameters(), again.parameters(), strict=True)
+    )
     digits = TASKS.get("digits").obj(TASKS.get("digits").params(train_size=60), 0)
     with pytest.raises(SpecError, match="square grid"):
         p.obj(model, EvalContext(model, digits, 0), p.params(inputs="grid"))

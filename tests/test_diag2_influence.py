@@ -206,7 +206,8 @@ def test_ekfac_equals_its_explicit_matrix_and_is_close_to_exact_on_one_layer():
     per_class = torch.stack([vec(a, jac, p, torch.full((200,), c)) for c in range(3)], 1)
     ggn = torch.einsum("nc,ncp,ncq->pq", p, per_class, per_class) / 200
     s = torch.einsum("nko,nk,nkp->op", jac, p, jac) - torch.einsum(
-        "nko,nk,nl,nlp->op", jac, p, p, jac)  # fmt: skip
+        "nko,nk,nl,nlp->op", jac, p, p, jac
+    )
     q = torch.kron(torch.linalg.eigh(s / 200)[1], torch.linalg.eigh(a.T @ a / 200)[1])
     dense = q @ torch.diag(torch.diagonal(q.T @ ggn @ q) + 0.05) @ q.T
     (aq,), (jq,), pq = layer_jacobians(model, xq)
@@ -224,11 +225,23 @@ def test_influence_estimators_probe_and_bad_input():
     model = m.obj(m.params(width=8, depth=1), data.info)
     p = PROBES.get("influence_estimators")
     out = p.obj(model, EvalContext(model, data, 5), p.params(max_train=20, max_queries=5))
-    assert set(out) == {("train/main", k) for k in ("ekfac_pearson", "dot_pearson",
-                        "lissa_pearson", "ekfac_spearman", "dot_spearman", "lissa_spearman",
-                        "damping")}  # fmt: skip
-    huge = p.obj(model, EvalContext(model, data, 5), p.params(max_train=20, max_queries=5,
-                                                                damping_factor=1e4))  # fmt: skip
+    assert set(out) == {
+        ("train/main", k)
+        for k in (
+            "ekfac_pearson",
+            "dot_pearson",
+            "lissa_pearson",
+            "ekfac_spearman",
+            "dot_spearman",
+            "lissa_spearman",
+            "damping",
+        )
+    }
+    huge = p.obj(
+        model,
+        EvalContext(model, data, 5),
+        p.params(max_train=20, max_queries=5, damping_factor=1e4),
+    )
     assert huge[("train/main", "ekfac_pearson")] > 0.99  # curvature swamped: all agree
     assert huge[("train/main", "dot_pearson")] > 0.99
     assert huge[("train/main", "lissa_pearson")] > 0.99
@@ -269,8 +282,9 @@ def test_ekfac_is_exact_for_one_sample_per_layer_block():
     xq, yq = data(5, seed=7)
     lam = 0.03
     one = nn.Sequential(nn.Linear(3, 4)).double()
-    torch.testing.assert_close(ekfac_influence(one, x, x, y, xq, yq, lam),
-                               ggn_influence(one, x, y, xq, yq, damping=lam))  # fmt: skip
+    torch.testing.assert_close(
+        ekfac_influence(one, x, x, y, xq, yq, lam), ggn_influence(one, x, y, xq, yq, damping=lam)
+    )
     model = tiny()
     names = param_names(model, "all")
     g_tr, ggn = grads_and_ggn(model, x, y, names)

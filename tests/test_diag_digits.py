@@ -49,8 +49,9 @@ def test_random_labels_and_determinism():
 )
 def test_bad_params_name_the_field(params, field):
     with pytest.raises(SpecError, match=field):
-        parse_spec({"task": {"name": "digits", "params": params}, "model": {"name": "mlp"},
-                    "steps": 1})  # fmt: skip
+        parse_spec(
+            {"task": {"name": "digits", "params": params}, "model": {"name": "mlp"}, "steps": 1}
+        )
 
 
 def test_winsorised_mean_matches_scipy():

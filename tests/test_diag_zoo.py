@@ -64,9 +64,12 @@ def test_scores():
 
 def test_tiny_zoo_end_to_end(tmp_path):
     cfg = ZooConfig(
-        size=3, vary={"width": [8, 16, 32]}, steps=15, train_size=100,
+        size=3,
+        vary={"width": [8, 16, 32]},
+        steps=15,
+        train_size=100,
         probes=["gwa", "coherence", "weight_norm"],
-    )  # fmt: skip
+    )
     store = Store(tmp_path)
     res = run_zoo(cfg, store)
     assert len(res.models) == 3

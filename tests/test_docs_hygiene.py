@@ -40,11 +40,18 @@ def test_no_machine_paths_or_internal_labels(page: Path):
 
 
 def test_the_check_can_fail():
-    text = "\n".join([
-        "measured in /tmp/h24-len-explore", "the store genlab-runs/issue31-oat",
-        "under issue #30", "since the h22 fix", "beside other helpers' jobs", "(session 3)",
-        "branch `h16-cl`", "fine: ./genlab-runs/ and the paper's helper models, row #91",
-    ])  # fmt: skip
+    text = "\n".join(
+        [
+            "measured in /tmp/h24-len-explore",
+            "the store genlab-runs/issue31-oat",
+            "under issue #30",
+            "since the h22 fix",
+            "beside other helpers' jobs",
+            "(session 3)",
+            "branch `h16-cl`",
+            "fine: ./genlab-runs/ and the paper's helper models, row #91",
+        ]
+    )
     assert len(offences(text)) == 9  # two in the first line, two in the branch's
 
 

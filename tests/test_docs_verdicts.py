@@ -16,8 +16,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_tables_are_generated_from_the_json():
-    res = subprocess.run([sys.executable, str(ROOT / "tools" / "verdict_tables.py"), "--check"],
-                         capture_output=True, text=True, cwd=ROOT)  # fmt: skip
+    res = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "verdict_tables.py"), "--check"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert res.returncode == 0, res.stdout + res.stderr
 
 

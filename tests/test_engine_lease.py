@@ -152,8 +152,9 @@ def test_a_reused_pid_is_not_the_holder(store, tiny_spec):
     """Same host, the pid alive but started at another time: another process, so dead."""
     store.acquire("seed-the-db")
     with store._write() as c:
-        c.execute("INSERT INTO leases VALUES (?, ?, ?, '1', 0, 0)",
-                  (tiny_spec.run_id, os.getppid(), HOST))  # fmt: skip
+        c.execute(
+            "INSERT INTO leases VALUES (?, ?, ?, '1', 0, 0)", (tiny_spec.run_id, os.getppid(), HOST)
+        )
     assert store.holder(tiny_spec.run_id) is None
 
 
@@ -202,7 +203,9 @@ def test_vmap_group_leaves_a_run_taken_after_pending_to_its_holder(tmp_path, hel
     pid = held(specs[0], begin=False).pid
     store = Store(tmp_path / "store")
     got = {o.run_id: (o.status, o.error) for o in train_group(specs, store, progress=False)}
-    assert got[specs[0].run_id] == ("busy", f"run {specs[0].run_id} is being trained by pid "
-                                            f"{pid} on {HOST}")  # fmt: skip
+    assert got[specs[0].run_id] == (
+        "busy",
+        f"run {specs[0].run_id} is being trained by pid {pid} on {HOST}",
+    )
     assert [got[s.run_id][0] for s in specs[1:]] == ["done", "done"]
     assert store.status(specs[0].run_id) is None  # nothing written for the run it does not hold

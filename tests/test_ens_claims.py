@@ -64,8 +64,9 @@ def test_wise_ft_fft_floor_is_twice_chance_of_the_task():
     """The Gaussian model has 5 classes: OOD accuracies near 0.3 are near chance (0.2) there and
     cannot be told apart, while on the 10 digit classes they are above the floor."""
     low = [0.28, 0.29, 0.30]
-    table = wise_table(low, [0.30, 0.31, 0.32], [0.36, 0.37, 0.38], [0.05, 0.06, 0.055],
-                       [0.37, 0.38, 0.39])  # fmt: skip
+    table = wise_table(
+        low, [0.30, 0.31, 0.32], [0.36, 0.37, 0.38], [0.05, 0.06, 0.055], [0.37, 0.38, 0.39]
+    )
     digits = WISE.evaluate(WISE.config("smoke"), table)
     assert digits.verdict == "reproduced", digits.evidence
     gauss = WISE.evaluate(WISE.config("smoke", {"task": "gaussian_spurious"}), table)
@@ -76,8 +77,11 @@ def test_wise_ft_fft_floor_is_twice_chance_of_the_task():
 MULTI = CLAIMS.get("ens.multi_teacher").obj
 VIEWS = ("class", "parity", "rotation")
 # per-seed linear-probe accuracy of each teacher on (class, parity, rotation): own task best
-TEACHERS = {"class": (0.92, 0.85, 0.60), "parity": (0.65, 0.93, 0.70),
-            "rotation": (0.46, 0.65, 0.91)}  # fmt: skip
+TEACHERS = {
+    "class": (0.92, 0.85, 0.60),
+    "parity": (0.65, 0.93, 0.70),
+    "rotation": (0.46, 0.65, 0.91),
+}
 
 
 def multi_table(student, teacher_train=0.95, jitter=(0.0, 0.004, -0.004), student_train=0.95):
@@ -86,10 +90,22 @@ def multi_table(student, teacher_train=0.95, jitter=(0.0, 0.004, -0.004), studen
     rows = []
     for s, j in enumerate(jitter):
         for v, accs in TEACHERS.items():
-            rows.append({"arm": f"teacher_{v}", "seed": s, "train": teacher_train,
-                         **{k: a + j for k, a in zip(VIEWS, accs, strict=True)}})  # fmt: skip
-        rows.append({"arm": "student", "seed": s, "train": student_train,
-                     **dict(zip(VIEWS, student[s], strict=True))})  # fmt: skip
+            rows.append(
+                {
+                    "arm": f"teacher_{v}",
+                    "seed": s,
+                    "train": teacher_train,
+                    **{k: a + j for k, a in zip(VIEWS, accs, strict=True)},
+                }
+            )
+        rows.append(
+            {
+                "arm": "student",
+                "seed": s,
+                "train": student_train,
+                **dict(zip(VIEWS, student[s], strict=True)),
+            }
+        )
     t = pd.DataFrame(rows)
     t["data_seed"], t["status"] = t["seed"], "done"
     t["run_id"] = [f"r{i}" for i in range(len(t))]
@@ -148,9 +164,19 @@ def dev_table(gains, dev_loss=0.5):
     rows = []
     for s, g in enumerate(gains):
         rows.append({"arm": "partner", "seed": s, "dev_loss": dev_loss})
-        rows.append({"arm": "ensemble", "seed": s, "dev_loss": 0.55, "gain": g,
-                     "ppl_best": 1.66, "ppl_mix": 1.66 * (1 - g), "ppl_self": 1.75,
-                     "w_self": 0.05, "n_used": 3.0})  # fmt: skip
+        rows.append(
+            {
+                "arm": "ensemble",
+                "seed": s,
+                "dev_loss": 0.55,
+                "gain": g,
+                "ppl_best": 1.66,
+                "ppl_mix": 1.66 * (1 - g),
+                "ppl_self": 1.75,
+                "w_self": 0.05,
+                "n_used": 3.0,
+            }
+        )
     t = pd.DataFrame(rows)
     t["data_seed"], t["status"] = t["seed"], "done"
     t["run_id"] = [f"r{i}" for i in range(len(t))]
@@ -195,13 +221,22 @@ def test_lm_ensemble_scores_another_token_model(store):
     from genlab.spec import parse_spec
 
     def spec(model, probes):
-        return parse_spec({"task": {"name": "pcfg_lm", "params": {"seq_len": 16,
-                           "train_chars": 400, "eval_chars": 200}}, "model": model,
-                           "steps": 3, "batch_size": 8,
-                           "eval": {"every": 3, "log_points": 0, "probes": probes}})  # fmt: skip
+        return parse_spec(
+            {
+                "task": {
+                    "name": "pcfg_lm",
+                    "params": {"seq_len": 16, "train_chars": 400, "eval_chars": 200},
+                },
+                "model": model,
+                "steps": 3,
+                "batch_size": 8,
+                "eval": {"every": 3, "log_points": 0, "probes": probes},
+            }
+        )
 
-    other = run_spec(spec({"name": "lstm", "params": {"hidden": 8}}, [{"name": "loss"}]), store,
-                     progress=False)  # fmt: skip
+    other = run_spec(
+        spec({"name": "lstm", "params": {"hidden": 8}}, [{"name": "loss"}]), store, progress=False
+    )
     probe = {"name": "lm_ensemble", "params": {"runs": [other.run_id], "ngrams": [2]}}
     model = {"name": "transformer", "params": {"d_model": 16, "n_layers": 1}}
     r = run_spec(spec(model, [probe]), store, progress=False)
@@ -221,17 +256,41 @@ def rat_table(rat, soup, members, train=0.97, aux_train=None):
     rows = []
     for s in range(len(rat)):
         for i, acc in enumerate(members[s]):
-            rows.append({"arm": "soup_member", "seed": s, "test": acc, "val": 0.99 - i / 100,
-                         "train": train})  # fmt: skip
-        rows.append({"arm": "rat_member", "seed": s, "test": members[s][0], "val": 0.98,
-                     "train": train})  # fmt: skip
+            rows.append(
+                {
+                    "arm": "soup_member",
+                    "seed": s,
+                    "test": acc,
+                    "val": 0.99 - i / 100,
+                    "train": train,
+                }
+            )
+        rows.append(
+            {"arm": "rat_member", "seed": s, "test": members[s][0], "val": 0.98, "train": train}
+        )
         for arm in ("pretrain", "aux"):
             fit = aux_train if arm == "aux" and aux_train is not None else train
             rows.append({"arm": arm, "seed": s, "test": 0.8, "val": 0.9, "train": fit})
-        rows.append({"arm": "soup", "seed": s, "test": soup[s], "val": 0.99, "train": 1.0,
-                     "worst": soup[s] - 0.2})  # fmt: skip
-        rows.append({"arm": "ratatouille", "seed": s, "test": rat[s], "val": 0.99, "train": 1.0,
-                     "worst": rat[s] - 0.2})  # fmt: skip
+        rows.append(
+            {
+                "arm": "soup",
+                "seed": s,
+                "test": soup[s],
+                "val": 0.99,
+                "train": 1.0,
+                "worst": soup[s] - 0.2,
+            }
+        )
+        rows.append(
+            {
+                "arm": "ratatouille",
+                "seed": s,
+                "test": rat[s],
+                "val": 0.99,
+                "train": 1.0,
+                "worst": rat[s] - 0.2,
+            }
+        )
     t = pd.DataFrame(rows)
     t["data_seed"], t["status"] = t["seed"], "done"
     t["run_id"] = [f"r{i}" for i in range(len(t))]
@@ -266,11 +325,15 @@ def test_ratatouille_soup_below_erm_reads_the_soup_arms_alone():
     """The soup below ERM refutes the claim from the foundation's side of the plan: an unfit
     auxiliary fine-tuning, which that part does not read, leaves it standing; a ratatouille gain
     with the auxiliary runs unfit stays inconclusive."""
-    below = RAT.evaluate(RAT.config("full"), rat_table([0.56, 0.57, 0.555], [0.45, 0.46, 0.44],
-                                                       MEMBERS, aux_train=0.6))  # fmt: skip
+    below = RAT.evaluate(
+        RAT.config("full"),
+        rat_table([0.56, 0.57, 0.555], [0.45, 0.46, 0.44], MEMBERS, aux_train=0.6),
+    )
     assert below.verdict == "not reproduced", below.evidence
-    gain = RAT.evaluate(RAT.config("full"), rat_table([0.56, 0.565, 0.55], [0.51, 0.515, 0.50],
-                                                      MEMBERS, aux_train=0.6))  # fmt: skip
+    gain = RAT.evaluate(
+        RAT.config("full"),
+        rat_table([0.56, 0.565, 0.55], [0.51, 0.515, 0.50], MEMBERS, aux_train=0.6),
+    )
     assert gain.verdict == "inconclusive" and "did not fit" in gain.evidence
 
 
@@ -307,9 +370,21 @@ def zoo_table(em, best, train=0.97):
     for s in range(len(em)):
         for m in ("class", "rotation", "class_mlp"):
             rows.append({"arm": m, "seed": s, "train": train})
-        rows.append({"arm": "zoo", "seed": s, "em": em[s], "best": best[s], "gain": em[s] - best[s],
-                     "uniform": 0.5, "concat": 0.5, "oracle": 0.6, "worst_em": em[s] - 0.2,
-                     "worst_best": best[s] - 0.2, "n_used": 3.0})  # fmt: skip
+        rows.append(
+            {
+                "arm": "zoo",
+                "seed": s,
+                "em": em[s],
+                "best": best[s],
+                "gain": em[s] - best[s],
+                "uniform": 0.5,
+                "concat": 0.5,
+                "oracle": 0.6,
+                "worst_em": em[s] - 0.2,
+                "worst_best": best[s] - 0.2,
+                "n_used": 3.0,
+            }
+        )
     t = pd.DataFrame(rows)
     t["data_seed"], t["status"] = t["seed"], "done"
     t["run_id"] = [f"r{i}" for i in range(len(t))]
@@ -339,8 +414,9 @@ def test_zoo_dg_arms_name_their_members():
     host = [a for a in arms if a.labels["arm"] == "zoo" and a.labels["seed"] == 0][0]
     (probe,) = [p for p in host.spec.eval.probes if p.name == "zoo_dg"]
     assert host.spec.steps == 0 and probe.params["include_self"] is True
-    assert [ids[r] for r in probe.params["runs"]] == [m for m in ZOO.config().members
-                                                     if m != "random"]  # fmt: skip
+    assert [ids[r] for r in probe.params["runs"]] == [
+        m for m in ZOO.config().members if m != "random"
+    ]
     seeds = ZOO.arms(ZOO.config("smoke", control="negative"))
     members = [a.spec for a in seeds if a.labels["arm"] == "class" and a.spec.data_seed == 0]
     assert sorted(m.seed for m in members) == [0, 100, 200]
@@ -357,18 +433,34 @@ def test_zoo_dg_probe_on_a_post_hoc_run(store):
 
     ev = {"every": 1, "log_points": 0}
     cnn = {"name": "cnn", "params": {"channels": [4, 8]}}
-    views = {"name": "digits_views", "params": {"label": "parity", "train_size": 200,
-                                                 "val_size": 50}}  # fmt: skip
-    member = run_spec(parse_spec({"task": views, "model": cnn, "steps": 5, "batch_size": 32,
-                                  "eval": ev}), store, progress=False)  # fmt: skip
+    views = {
+        "name": "digits_views",
+        "params": {"label": "parity", "train_size": 200, "val_size": 50},
+    }
+    member = run_spec(
+        parse_spec({"task": views, "model": cnn, "steps": 5, "batch_size": 32, "eval": ev}),
+        store,
+        progress=False,
+    )
     target = {"name": "rotated_digits", "params": {"test_envs": [4, 5]}}
 
     def host(runs, include_self):
-        probe = {"name": "zoo_dg", "params": {"runs": runs, "include_self": include_self,
-                                               "shifts": include_self}}  # fmt: skip
-        r = run_spec(parse_spec({"task": target, "model": cnn, "steps": 0,
-                                 "eval": {**ev, "probes": [{"name": "accuracy"}, probe]}}), store,
-                     progress=False)  # fmt: skip
+        probe = {
+            "name": "zoo_dg",
+            "params": {"runs": runs, "include_self": include_self, "shifts": include_self},
+        }
+        r = run_spec(
+            parse_spec(
+                {
+                    "task": target,
+                    "model": cnn,
+                    "steps": 0,
+                    "eval": {**ev, "probes": [{"name": "accuracy"}, probe]},
+                }
+            ),
+            store,
+            progress=False,
+        )
         assert r.status == "done"
         m = store.metrics(r.run_id)
         return m.set_index(["split", "metric"])["value"]

@@ -21,9 +21,13 @@ from genlab.spec import parse_spec
 from genlab.weights.load import load_model, plain_state
 
 INFO = TaskInfo("classification", 3, (2,))
-DIGITS = {"task": {"name": "digits", "params": {"train_size": 200}},
-          "model": {"name": "mlp", "params": {"width": 16, "depth": 1}},
-          "steps": 20, "batch_size": 50, "eval": {"every": 10, "log_points": 0}}  # fmt: skip
+DIGITS = {
+    "task": {"name": "digits", "params": {"train_size": 200}},
+    "model": {"name": "mlp", "params": {"width": 16, "depth": 1}},
+    "steps": 20,
+    "batch_size": 50,
+    "eval": {"every": 10, "log_points": 0},
+}
 
 
 def interrupted_then_resumed(spec, store, at: int) -> None:
@@ -85,8 +89,9 @@ def test_averaged_model_means_and_ema():
 def test_swa_run_resumes_to_the_same_average(store, tmp_path):
     from genlab.store import Store
 
-    spec = parse_spec({**DIGITS, "method": {"name": "swa", "params": {"start": 5}},
-                       "checkpoint_every": 7})  # fmt: skip
+    spec = parse_spec(
+        {**DIGITS, "method": {"name": "swa", "params": {"start": 5}}, "checkpoint_every": 7}
+    )
     full = run_spec(spec, store, progress=False)
     other = Store(tmp_path / "other")
     interrupted_then_resumed(spec, other, at=10)
@@ -108,8 +113,10 @@ def test_sam_step_matches_the_two_gradient_rule():
     loss = nn.functional.cross_entropy(ref(x), y)
     grads = torch.autograd.grad(loss, list(ref.parameters()))
     norm = torch.sqrt(sum(g.pow(2).sum() for g in grads))
-    moved = [(p + rho * g / norm).detach().requires_grad_()
-             for p, g in zip(ref.parameters(), grads, strict=True)]  # fmt: skip
+    moved = [
+        (p + rho * g / norm).detach().requires_grad_()
+        for p, g in zip(ref.parameters(), grads, strict=True)
+    ]
     out = nn.functional.linear(x, moved[0], moved[1])
     g2 = torch.autograd.grad(nn.functional.cross_entropy(out, y), moved)
     for p, q, g in zip(model.parameters(), ref.parameters(), g2, strict=True):
@@ -125,14 +132,19 @@ def test_ghost_bn_normalises_each_ghost_batch():
         ref = (chunk - chunk.mean(0)) / torch.sqrt(chunk.var(0, unbiased=False) + bn.eps)
         assert torch.allclose(o, ref, atol=1e-5)
     gbn.eval()
-    assert torch.allclose(gbn(x), nn.functional.batch_norm(x, gbn.running_mean,
-                          gbn.running_var, gbn.weight, gbn.bias, False, 0.0, gbn.eps))  # fmt: skip
+    assert torch.allclose(
+        gbn(x),
+        nn.functional.batch_norm(
+            x, gbn.running_mean, gbn.running_var, gbn.weight, gbn.bias, False, 0.0, gbn.eps
+        ),
+    )
 
 
 def test_ghost_bn_model_keeps_the_plain_weights(store):
     cnn = {"name": "cnn", "params": {"channels": [4, 8]}}
-    ghost = parse_spec({**DIGITS, "model": {"name": "ghost_bn", "params": {"model": cnn,
-                        "ghost_batch": 10}}})  # fmt: skip
+    ghost = parse_spec(
+        {**DIGITS, "model": {"name": "ghost_bn", "params": {"model": cnn, "ghost_batch": 10}}}
+    )
     plain = parse_spec({**DIGITS, "model": cnn})
     g, p = run_spec(ghost, store, progress=False), run_spec(plain, store, progress=False)
     assert plain_state(store, g.run_id).keys() == plain_state(store, p.run_id).keys()
@@ -161,8 +173,9 @@ def test_regime_scales_lr_and_steps():
     out = apply_regime({**base, "regime": {"base_batch": 32}})
     assert out["optimizer"]["lr"] == pytest.approx(0.2) and out["steps"] == 100
     assert out["optimizer"]["warmup_steps"] == 2
-    eq = apply_regime({**base, "regime": {"base_batch": 32, "lr_scaling": "linear",
-                                          "updates": "equal_updates"}})  # fmt: skip
+    eq = apply_regime(
+        {**base, "regime": {"base_batch": 32, "lr_scaling": "linear", "updates": "equal_updates"}}
+    )
     assert eq["optimizer"]["lr"] == pytest.approx(0.4) and eq["steps"] == 400
     assert "regime" not in parse_spec({**base, "regime": {"base_batch": 32}}).model_dump()
     with pytest.raises(SpecError, match="regime.lr_scaling"):
@@ -175,8 +188,9 @@ def test_weight_distance_is_zero_at_init_and_survives_resume(store, tmp_path):
     from genlab.store import Store
 
     probes = [{"name": "weight_distance"}]
-    spec = parse_spec({**DIGITS, "eval": {"every": 5, "log_points": 0, "probes": probes},
-                       "checkpoint_every": 10})  # fmt: skip
+    spec = parse_spec(
+        {**DIGITS, "eval": {"every": 5, "log_points": 0, "probes": probes}, "checkpoint_every": 10}
+    )
     run_spec(spec, store, progress=False)
     m = store.metrics(spec.run_id)
     d = m[m["metric"] == "weight_distance"].set_index("step")["value"]
@@ -199,10 +213,18 @@ def test_teacher_dropping_keeps_the_hardest_teacher():
 
 
 def test_unic_distils_and_drops_its_heads(store):
-    teacher = run_spec(parse_spec({**DIGITS, "model": {"name": "cnn", "params": {
-        "channels": [4, 8]}}}), store, progress=False)  # fmt: skip
-    student = parse_spec({**DIGITS, "model": {"name": "mlp", "params": {"width": 16, "depth": 2}},
-                          "method": {"name": "unic", "params": {"teachers": [teacher.run_id]}}})  # fmt: skip
+    teacher = run_spec(
+        parse_spec({**DIGITS, "model": {"name": "cnn", "params": {"channels": [4, 8]}}}),
+        store,
+        progress=False,
+    )
+    student = parse_spec(
+        {
+            **DIGITS,
+            "model": {"name": "mlp", "params": {"width": 16, "depth": 2}},
+            "method": {"name": "unic", "params": {"teachers": [teacher.run_id]}},
+        }
+    )
     r = run_spec(student, store, progress=False)
     assert r.status == "done"
     state = plain_state(store, r.run_id)

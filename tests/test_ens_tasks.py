@@ -109,15 +109,20 @@ def test_slow_cluster_and_upsample():
 
 def test_useful_task_reads_its_run(store):
     task = {"name": "easy_hard_features", "params": {"n_train": 200, "n_test": 100}}
-    base = {"model": {"name": "mlp", "params": {"width": 8, "depth": 1}}, "steps": 10,
-            "eval": {"every": 10, "log_points": 0}}  # fmt: skip
+    base = {
+        "model": {"name": "mlp", "params": {"width": 8, "depth": 1}},
+        "steps": 10,
+        "eval": {"every": 10, "log_points": 0},
+    }
     early = run_spec(parse_spec({**base, "task": task}), store, progress=False)
     for mode in ("useful", "random"):
         wrapped = {"name": "useful", "params": {"task": task, "run": early.run_id, "mode": mode}}
         r = run_spec(parse_spec({**base, "task": wrapped}), store, progress=False)
         assert r.status == "done"
-    other = {"name": "useful", "params": {"task": {**task, "params": {"n_train": 300}},
-                                          "run": early.run_id}}  # fmt: skip
+    other = {
+        "name": "useful",
+        "params": {"task": {**task, "params": {"n_train": 300}}, "run": early.run_id},
+    }
     with pytest.raises(SpecError, match="another task"):
         run_spec(parse_spec({**base, "task": other}), store, progress=False)
     with pytest.raises(SpecError, match="task.params.task.params.nope"):

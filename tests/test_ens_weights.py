@@ -28,8 +28,10 @@ from genlab.weights.ratatouille import ratatouille_plan
 BASE = {
     "task": {"name": "digits", "params": {"train_size": 200}},
     "model": {"name": "mlp", "params": {"width": 16, "depth": 1}},
-    "steps": 30, "batch_size": 50, "eval": {"every": 30, "log_points": 0},
-}  # fmt: skip
+    "steps": 30,
+    "batch_size": 50,
+    "eval": {"every": 30, "log_points": 0},
+}
 
 
 def spec(**over):
@@ -37,8 +39,9 @@ def spec(**over):
 
 
 def finetune(parent: str, **model):
-    return spec(model={"name": "from_run", "params": {"run": parent, **model}},
-                optimizer={"lr": 3e-3})  # fmt: skip
+    return spec(
+        model={"name": "from_run", "params": {"run": parent, **model}}, optimizer={"lr": 3e-3}
+    )
 
 
 @pytest.fixture
@@ -164,13 +167,15 @@ def test_ratatouille_plan_links_its_stages():
     tgt = {"name": "digits", "params": {"train_size": 100}}
     plan = ratatouille_plan(
         pretrain={**BASE},
-        aux_tasks=[{"name": "digits_views", "params": {"label": "parity"}},
-                   {"name": "digits_views", "params": {"label": "large"}}],
+        aux_tasks=[
+            {"name": "digits_views", "params": {"label": "parity"}},
+            {"name": "digits_views", "params": {"label": "large"}},
+        ],
         aux={"steps": 5, "eval": ev},
         target={"task": tgt, "steps": 5, "eval": ev},
         hparams=[{"seed": 0}, {"seed": 1}],
         probe={"task": tgt, "steps": 5, "eval": ev},
-    )  # fmt: skip
+    )
     base, (lp, *lp_aux), aux, last = (
         plan.stages[0][0],
         plan.stages[1],
@@ -188,8 +193,21 @@ def test_ratatouille_plan_links_its_stages():
 def test_soup_command(store, trio, tmp_path):
     a, b, c = trio
     runner = CliRunner()
-    res = runner.invoke(app, ["soup", a[:8], b[:8], "--lambdas", "0:1:3", "--store",
-                              str(store.root), "--json", "-o", str(tmp_path / "p.png")])  # fmt: skip
+    res = runner.invoke(
+        app,
+        [
+            "soup",
+            a[:8],
+            b[:8],
+            "--lambdas",
+            "0:1:3",
+            "--store",
+            str(store.root),
+            "--json",
+            "-o",
+            str(tmp_path / "p.png"),
+        ],
+    )
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
     assert len({r["lam"] for r in doc["rows"]}) == 3 and (tmp_path / "p.png").is_file()

@@ -21,8 +21,15 @@ def store(tmp_path_factory):
     r = genlab.run("dg-colored", "steps=12", "eval.every=4", store=st)
     png = plot_curves(st.metrics(r.run_id), st.run_dir(r.run_id) / "curves.png", "t")
     st.add_artifact(r.run_id, "curves", png)
-    genlab.sweep({"name": "exp-sweep", "base": "dg-colored", "set": ["steps=8", "eval.every=4"],
-                  "grid": {"method.name": ["erm", "vrex"]}}, store=st)  # fmt: skip
+    genlab.sweep(
+        {
+            "name": "exp-sweep",
+            "base": "dg-colored",
+            "set": ["steps=8", "eval.every=4"],
+            "grid": {"method.name": ["erm", "vrex"]},
+        },
+        store=st,
+    )
     return st
 
 
@@ -34,8 +41,10 @@ def _export(store, ref, *opts):
 
 def _store_values(store, run_id):
     m = store.metrics(run_id)
-    return {(s, k): sorted(zip(g["step"], g["value"], strict=True))
-            for (s, k), g in m.groupby(["split", "metric"])}  # fmt: skip
+    return {
+        (s, k): sorted(zip(g["step"], g["value"], strict=True))
+        for (s, k), g in m.groupby(["split", "metric"])
+    }
 
 
 def test_mlflow_round_trip(store, tmp_path):
@@ -62,8 +71,13 @@ def test_mlflow_round_trip(store, tmp_path):
             row = store.run(gid)
             assert mr.data.params == flat_params(row["spec"])
             assert mr.info.status == "FINISHED" and mr.data.tags["genlab.status"] == "done"
-            keys = json.loads(open(client.download_artifacts(mr.info.run_id, "genlab/metric_keys.json",
-                                                             str(tmp_path))).read())  # fmt: skip
+            keys = json.loads(
+                open(
+                    client.download_artifacts(
+                        mr.info.run_id, "genlab/metric_keys.json", str(tmp_path)
+                    )
+                ).read()
+            )
             want = _store_values(store, gid)
             assert {tuple(v) for v in keys.values()} == set(want)
             for key, (split, metric) in keys.items():
@@ -73,7 +87,8 @@ def test_mlflow_round_trip(store, tmp_path):
             assert names == {"genlab/spec.json", "genlab/metric_keys.json"}
     [mr] = client.search_runs([client.get_experiment_by_name("genlab").experiment_id])
     assert [a.path for a in client.list_artifacts(mr.info.run_id, "artifacts/curves")] == [
-        "artifacts/curves/curves.png"]  # fmt: skip
+        "artifacts/curves/curves.png"
+    ]
     assert "test/minus90pct/accuracy" not in keys and any("pct" in k for k in keys)
 
 
@@ -93,16 +108,20 @@ def test_tensorboard_round_trip(store, tmp_path):
         tags = set(acc.Tags()["tensors"]) - {"genlab/spec/text_summary"}
         assert tags == {f"{s}/{m}" for s, m in want}
         for (split, metric), values in want.items():
-            got = [(e.step, float(tensor_util.make_ndarray(e.tensor_proto)))
-                   for e in acc.Tensors(f"{split}/{metric}")]  # fmt: skip
+            got = [
+                (e.step, float(tensor_util.make_ndarray(e.tensor_proto)))
+                for e in acc.Tensors(f"{split}/{metric}")
+            ]
             assert sorted(got) == values  # double precision: equal, not close
 
 
 def test_missing_extra_and_unknown_ref_exit_2(store, tmp_path, monkeypatch):
-    res = CliRunner().invoke(app, ["export", "nope", "--store", str(store.root), "--tensorboard",
-                                   str(tmp_path / "tb")])  # fmt: skip
+    res = CliRunner().invoke(
+        app, ["export", "nope", "--store", str(store.root), "--tensorboard", str(tmp_path / "tb")]
+    )
     assert res.exit_code == 2 and "no sweep or run matching 'nope'" in res.output
     monkeypatch.setitem(sys.modules, "mlflow.tracking", None)
-    res = CliRunner().invoke(app, ["export", "exp-sweep", "--store", str(store.root), "--mlflow",
-                                   str(tmp_path / "ml")])  # fmt: skip
+    res = CliRunner().invoke(
+        app, ["export", "exp-sweep", "--store", str(store.root), "--mlflow", str(tmp_path / "ml")]
+    )
     assert res.exit_code == 2 and "pip install 'genlab[mlflow]'" in " ".join(res.output.split())

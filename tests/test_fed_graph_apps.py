@@ -37,8 +37,13 @@ def test_synthetic_nodes_pool_reliable_classes_only() -> None:
             "sumsq": [10.0, 40.0, 0.0, 0.0, 0.0, 0.0],
         }
     )  # class 0: mean (1, 2), var 0
-    b = ConfigRecord({"count": [10.0, 5.0, 0.0], "sum": [30.0, 40.0, -5.0, 5.0, 0.0, 0.0],
-                      "sumsq": [90.0, 160.0, 5.0, 5.0, 0.0, 0.0]})  # fmt: skip
+    b = ConfigRecord(
+        {
+            "count": [10.0, 5.0, 0.0],
+            "sum": [30.0, 40.0, -5.0, 5.0, 0.0, 0.0],
+            "sumsq": [90.0, 160.0, 5.0, 5.0, 0.0, 0.0],
+        }
+    )
     x, y = synthetic_nodes([a, b], per_class=50, seed=0)
     x = torch.tensor(x).view(-1, dim)
     y = torch.tensor(y)

@@ -23,9 +23,10 @@ TINY = {
     "model": {"name": "gcn", "params": {"hidden": 8}},
     "method": {"name": "fedlog"},
     "optimizer": {"name": "adam", "lr": 0.01, "weight_decay": 5e-4},
-    "steps": 3, "eval": {"probes": []},
+    "steps": 3,
+    "eval": {"probes": []},
     "fed": {"clients": 2, "alpha": 0.1, "local_steps": 5},
-}  # fmt: skip
+}
 
 
 def test_graph_components_stay_out_of_the_generic_registries_and_conformance() -> None:
@@ -72,8 +73,9 @@ def test_cli_refuses_a_bad_graph_spec_with_exit_2_and_writes_nothing(tmp_path) -
     f = tmp_path / "graph.json"
     f.write_text(json.dumps(TINY))
     store = tmp_path / "store"
-    res = CliRunner().invoke(app, ["run", str(f), "task.nodes=1", "--store", str(store), "-q",
-                                   "--no-plot"])  # fmt: skip
+    res = CliRunner().invoke(
+        app, ["run", str(f), "task.nodes=1", "--store", str(store), "-q", "--no-plot"]
+    )
     assert res.exit_code == 2 and "task.params.nodes" in res.output, res.output
     assert not store.exists()
 
@@ -95,8 +97,14 @@ def test_tiny_graph_run_goes_through_the_store_and_resumes(tmp_path) -> None:
     assert set(m[m["step"] == 0]["split"]) == {"global/own", "global/unseen"}
     last = m[m["step"] == 3]
     last = dict(zip(last["split"] + ":" + last["metric"], last["value"], strict=True))
-    for k in ("local/unseen:accuracy", "local/own:accuracy", "global/unseen:accuracy",
-              "global/own:accuracy", "fed:local_unseen_worst", "client/1:local_unseen"):  # fmt: skip
+    for k in (
+        "local/unseen:accuracy",
+        "local/own:accuracy",
+        "global/unseen:accuracy",
+        "global/own:accuracy",
+        "fed:local_unseen_worst",
+        "client/1:local_unseen",
+    ):
         assert 0 <= last[k] <= 1, k
 
     def kill(rnd: int, _metrics: object) -> None:

@@ -21,8 +21,17 @@ from genlab.store import Store
 
 pytest.importorskip("flwr", reason="pip install 'genlab[fl]'")
 
-TINY = ["task.train_size=300", "task.val_size=100", "model.width=16", "fed.clients=2",
-        "fed.held_out=1", "fed.local_steps=10", "fed.alpha=0.5", "optimizer.name=adam", "optimizer.lr=0.01"]  # fmt: skip
+TINY = [
+    "task.train_size=300",
+    "task.val_size=100",
+    "model.width=16",
+    "fed.clients=2",
+    "fed.held_out=1",
+    "fed.local_steps=10",
+    "fed.alpha=0.5",
+    "optimizer.name=adam",
+    "optimizer.lr=0.01",
+]
 
 
 @pytest.mark.parametrize("method", ["fedavg", "fedprox", "fedimpro"])
@@ -122,11 +131,15 @@ def test_the_same_apps_run_under_flowers_own_simulation_engine(monkeypatch) -> N
     spec = load_run_spec("fed-digits", [*TINY, "fed.held_out=0", "steps=2"])
     seen: list[tuple[int, float]] = []
     run_simulation(
-        make_server_app(spec.canonical_json(), lambda r, m: seen.append((r, m["val/main:accuracy"]))),
+        make_server_app(
+            spec.canonical_json(), lambda r, m: seen.append((r, m["val/main:accuracy"]))
+        ),
         make_client_app(spec.canonical_json()),
         num_supernodes=2,
-        backend_config={"client_resources": {"num_cpus": 1, "num_gpus": 0.0},
-                        "init_args": {"num_cpus": 2, "include_dashboard": False}},
-    )  # fmt: skip
+        backend_config={
+            "client_resources": {"num_cpus": 1, "num_gpus": 0.0},
+            "init_args": {"num_cpus": 2, "include_dashboard": False},
+        },
+    )
     assert [r for r, _ in seen] == [0, 1, 2]
     assert seen[-1][1] > seen[0][1] + 0.05

@@ -45,11 +45,14 @@ def metrics(points: dict[tuple[str, str], list[tuple[int, float]]]) -> pd.DataFr
 # ---- data_fraction: fractions 0.2 / 0.6 / 0.8 -------------------------------------------------
 
 
-@pytest.mark.parametrize(("steps", "expect"), [
-    ({0.2: NAN, 0.6: 1000, 0.8: 400}, "reproduced"),
-    ({0.2: NAN, 0.6: 400, 0.8: 1000}, "not reproduced"),  # more steps at a larger fraction
-    ({0.2: 1400, 0.6: 1000, 0.8: 400}, "inconclusive"),  # falls, but no fraction fails
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("steps", "expect"),
+    [
+        ({0.2: NAN, 0.6: 1000, 0.8: 400}, "reproduced"),
+        ({0.2: NAN, 0.6: 400, 0.8: 1000}, "not reproduced"),  # more steps at a larger fraction
+        ({0.2: 1400, 0.6: 1000, 0.8: 400}, "inconclusive"),  # falls, but no fraction fails
+    ],
+)
 def test_data_fraction(steps, expect):
     assert (
         verdict("data_fraction", lambda a: {"t_test": steps[a["fraction"]], "train": 1.0}) == expect
@@ -61,17 +64,27 @@ def test_data_fraction(steps, expect):
 CELLS = {0.0: (100, 150), 1.0: (100, 1000), 3.0: (100, NAN), 10.0: (NAN, NAN)}  # c, g, m, confusion
 
 
-@pytest.mark.parametrize(("cells", "rq", "expect"), [
-    (CELLS, {0.0: 0.9, 1.0: 0.8, 3.0: 0.2, 10.0: 0.3}, "reproduced"),
-    (CELLS, {0.0: 0.9, 1.0: 0.8, 3.0: 0.9, 10.0: 0.95}, "inconclusive"),  # structure everywhere
-    ({**CELLS, 0.0: (100, NAN), 1.0: (100, NAN)}, {0.0: 0.2, 1.0: 0.2, 3.0: 0.2, 10.0: 0.3},
-     "not reproduced"),  # nothing generalizes
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("cells", "rq", "expect"),
+    [
+        (CELLS, {0.0: 0.9, 1.0: 0.8, 3.0: 0.2, 10.0: 0.3}, "reproduced"),
+        (CELLS, {0.0: 0.9, 1.0: 0.8, 3.0: 0.9, 10.0: 0.95}, "inconclusive"),  # structure everywhere
+        (
+            {**CELLS, 0.0: (100, NAN), 1.0: (100, NAN)},
+            {0.0: 0.2, 1.0: 0.2, 3.0: 0.2, 10.0: 0.3},
+            "not reproduced",
+        ),  # nothing generalizes
+    ],
+)
 def test_phases(cells, rq, expect):
     def values(a):
         t_train, t_test = cells[a["optimizer.weight_decay"]]
-        return {"t_train": t_train, "t_test": t_test, "rq": rq[a["optimizer.weight_decay"]],
-                "train": 0.5 if math.isnan(t_train) else 1.0}  # fmt: skip
+        return {
+            "t_train": t_train,
+            "t_test": t_test,
+            "rq": rq[a["optimizer.weight_decay"]],
+            "train": 0.5 if math.isnan(t_train) else 1.0,
+        }
 
     assert verdict("phases", values) == expect
 
@@ -84,12 +97,15 @@ def test_phase_grid_reports_a_non_numeric_axis():
 # ---- ungrokking: subsets 0.1 / 0.45 of the table -------------------------------------------------
 
 
-@pytest.mark.parametrize(("final", "at_switch", "expect"), [
-    ({0.1: 0.02, 0.45: 0.99}, 1.0, "reproduced"),
-    ({0.1: 0.95, 0.45: 0.99}, 1.0, "not reproduced"),  # the small subset keeps its accuracy
-    ({0.1: 0.02, 0.45: 0.30}, 1.0, "inconclusive"),  # the critical size is not bracketed
-    ({0.1: 0.02, 0.45: 0.99}, 0.3, "inconclusive"),  # never grokked before the switch
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("final", "at_switch", "expect"),
+    [
+        ({0.1: 0.02, 0.45: 0.99}, 1.0, "reproduced"),
+        ({0.1: 0.95, 0.45: 0.99}, 1.0, "not reproduced"),  # the small subset keeps its accuracy
+        ({0.1: 0.02, 0.45: 0.30}, 1.0, "inconclusive"),  # the critical size is not bracketed
+        ({0.1: 0.02, 0.45: 0.99}, 0.3, "inconclusive"),  # never grokked before the switch
+    ],
+)
 def test_ungrokking(final, at_switch, expect):
     def values(a):
         return {
@@ -102,8 +118,12 @@ def test_ungrokking(final, at_switch, expect):
 
 
 def test_accuracy_before_the_switch_is_read_from_the_logged_train_size():
-    m = metrics({("optim", "train_size"): [(100, 300), (200, 300), (300, 160), (400, 50)],
-                 ("test/heldout", "accuracy"): [(100, 0.5), (200, 0.98), (300, 0.9), (400, 0.1)]})  # fmt: skip
+    m = metrics(
+        {
+            ("optim", "train_size"): [(100, 300), (200, 300), (300, 160), (400, 50)],
+            ("test/heldout", "accuracy"): [(100, 0.5), (200, 0.98), (300, 0.9), (400, 0.1)],
+        }
+    )
     assert before_switch("test/heldout")(m) == 0.98
     assert math.isnan(before_switch("test/heldout")(m[m["split"] != "optim"]))
 
@@ -113,18 +133,26 @@ def test_accuracy_before_the_switch_is_read_from_the_logged_train_size():
 
 def semi(test, t_half=3000.0):
     def values(a):
-        return {"t_train": 200.0, "train": 1.0, "test": test[a["fraction"]],
-                "t_half": t_half, "drift": 0.01}  # fmt: skip
+        return {
+            "t_train": 200.0,
+            "train": 1.0,
+            "test": test[a["fraction"]],
+            "t_half": t_half,
+            "drift": 0.01,
+        }
 
     return values
 
 
-@pytest.mark.parametrize(("values", "expect"), [
-    (semi({0.46: 0.02, 0.5: 0.6, 0.54: 1.0}), "reproduced"),
-    (semi({0.46: 0.02, 0.5: 1.0, 0.54: 1.0}), "inconclusive"),  # a jump the grid cannot resolve
-    (semi({0.46: 0.02, 0.5: 0.6, 0.54: 1.0}, t_half=300.0), "not reproduced"),  # not late
-    (semi({0.46: 1.0, 0.5: 1.0, 0.54: 1.0}), "inconclusive"),  # the grid misses the transition
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("values", "expect"),
+    [
+        (semi({0.46: 0.02, 0.5: 0.6, 0.54: 1.0}), "reproduced"),
+        (semi({0.46: 0.02, 0.5: 1.0, 0.54: 1.0}), "inconclusive"),  # a jump the grid cannot resolve
+        (semi({0.46: 0.02, 0.5: 0.6, 0.54: 1.0}, t_half=300.0), "not reproduced"),  # not late
+        (semi({0.46: 1.0, 0.5: 1.0, 0.54: 1.0}), "inconclusive"),  # the grid misses the transition
+    ],
+)
 def test_semi_grokking(values, expect):
     assert verdict("semi_grokking", values) == expect
 
@@ -161,37 +189,62 @@ def test_semi_grokking_reads_the_median_seed_not_the_median_of_each_measure():
 
 
 def test_semi_grokking_measures():
-    m = metrics({("test/heldout", "accuracy"): [(0, 0.0), (1000, 0.1), (3000, 0.31), (4000, 0.58),
-                                                (5000, 0.6), (6000, 0.61)]})  # fmt: skip
+    m = metrics(
+        {
+            ("test/heldout", "accuracy"): [
+                (0, 0.0),
+                (1000, 0.1),
+                (3000, 0.31),
+                (4000, 0.58),
+                (5000, 0.6),
+                (6000, 0.61),
+            ]
+        }
+    )
     assert _half_rise(m) == 3000 and _tail_drift(m) == pytest.approx(0.01)  # steps >= 4800
 
 
 # ---- softmax_collapse: softmax / stablemax / perpgrad / adamw_wd ---------------------------------
 
 
-def collapse(stablemax=8000.0, perpgrad=200.0, wd=1500.0, softmax_test=0.03, reference=0.99,
-             stablemax_seeds=(0, 1, 2)):  # fmt: skip
+def collapse(
+    stablemax=8000.0,
+    perpgrad=200.0,
+    wd=1500.0,
+    softmax_test=0.03,
+    reference=0.99,
+    stablemax_seeds=(0, 1, 2),
+):
     t90 = {"softmax": NAN, "stablemax": stablemax, "perpgrad": perpgrad, "adamw_wd": wd}
 
     def values(a):
         t = t90[a["arm"]] if a["arm"] != "stablemax" or a["seed"] in stablemax_seeds else NAN
         test = softmax_test if a["arm"] == "softmax" else 0.95 if t == t else 0.0
-        return {"t90": t, "train": 1.0, "collapse": 0.6, "logit_norm": 100.0,
-                "test": test, "best_test": test if a["arm"] != "adamw_wd" else reference}  # fmt: skip
+        return {
+            "t90": t,
+            "train": 1.0,
+            "collapse": 0.6,
+            "logit_norm": 100.0,
+            "test": test,
+            "best_test": test if a["arm"] != "adamw_wd" else reference,
+        }
 
     return values
 
 
-@pytest.mark.parametrize(("values", "expect"), [
-    (collapse(), "reproduced"),
-    (collapse(stablemax=NAN), "not reproduced"),  # StableMax never generalizes in its budget
-    (collapse(stablemax_seeds=(0, 1)), "inconclusive"),  # two seeds of three: undecided
-    (collapse(stablemax_seeds=(0,)), "not reproduced"),
-    (collapse(perpgrad=2000.0, wd=500.0), "not reproduced"),  # perpGrad slower
-    (collapse(softmax_test=0.9), "not reproduced"),  # softmax generalizes: no stall
-    # the weight-decay reference never generalizes: the table is below its critical size
-    (collapse(stablemax=NAN, perpgrad=NAN, wd=NAN, reference=0.05), "inconclusive"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("values", "expect"),
+    [
+        (collapse(), "reproduced"),
+        (collapse(stablemax=NAN), "not reproduced"),  # StableMax never generalizes in its budget
+        (collapse(stablemax_seeds=(0, 1)), "inconclusive"),  # two seeds of three: undecided
+        (collapse(stablemax_seeds=(0,)), "not reproduced"),
+        (collapse(perpgrad=2000.0, wd=500.0), "not reproduced"),  # perpGrad slower
+        (collapse(softmax_test=0.9), "not reproduced"),  # softmax generalizes: no stall
+        # the weight-decay reference never generalizes: the table is below its critical size
+        (collapse(stablemax=NAN, perpgrad=NAN, wd=NAN, reference=0.05), "inconclusive"),
+    ],
+)
 def test_softmax_collapse(values, expect):
     assert verdict("softmax_collapse", values, budget="full") == expect
 
@@ -200,7 +253,11 @@ def test_softmax_collapse_gives_each_arm_its_budget_and_the_negative_control_its
     c = claim("softmax_collapse")
     arms = {a.labels["arm"]: a.spec for a in c.arms(c.config("full")) if a.labels["seed"] == 0}
     assert {a: s.steps for a, s in arms.items()} == {
-        "softmax": 80_000, "stablemax": 80_000, "perpgrad": 3000, "adamw_wd": 3000}  # fmt: skip
+        "softmax": 80_000,
+        "stablemax": 80_000,
+        "perpgrad": 3000,
+        "adamw_wd": 3000,
+    }
     assert not arms["softmax"].stop and all(arms[a].stop for a in ("stablemax", "perpgrad"))
     neg = {a.labels["arm"]: a.spec for a in c.arms(c.config("smoke", control="negative"))}
     assert neg["softmax"].optimizer.weight_decay == 1.0 and "stablemax" not in neg
@@ -214,17 +271,24 @@ def test_softmax_collapse_gives_each_arm_its_budget_and_the_negative_control_its
 # ---- linear: d_in 100, ratio 2, weight decay 0 / 0.01, 2 seeds ---------------------------------
 
 
-@pytest.mark.parametrize(("late", "rises", "expect"), [
-    ({0.0: 1.05, 0.01: 0.97}, 0.0, "reproduced"),
-    ({0.0: 1.3, 0.01: 1.3}, 0.0, "not reproduced"),  # 30% late
-    ({0.0: NAN, 0.01: NAN}, 0.0, "not reproduced"),  # never reached 50%
-    ({0.0: 1.05, 0.01: 1.05}, 1.0, "not reproduced"),  # the test MSE rose
-    ({0.0: 1.05, 0.01: 1.3}, 0.0, "not reproduced"),  # half the runs: at most half pass
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("late", "rises", "expect"),
+    [
+        ({0.0: 1.05, 0.01: 0.97}, 0.0, "reproduced"),
+        ({0.0: 1.3, 0.01: 1.3}, 0.0, "not reproduced"),  # 30% late
+        ({0.0: NAN, 0.01: NAN}, 0.0, "not reproduced"),  # never reached 50%
+        ({0.0: 1.05, 0.01: 1.05}, 1.0, "not reproduced"),  # the test MSE rose
+        ({0.0: 1.05, 0.01: 1.3}, 0.0, "not reproduced"),  # half the runs: at most half pass
+    ],
+)
 def test_linear(late, rises, expect):
     def values(a):
-        return {"t_meas": 100 * late[a["wd"]], "t_pred": 100.0, "mse_rises": rises,
-                "train_mse": 0.01}  # fmt: skip
+        return {
+            "t_meas": 100 * late[a["wd"]],
+            "t_pred": 100.0,
+            "mse_rises": rises,
+            "train_mse": 0.01,
+        }
 
     assert verdict("linear", values) == expect
 
@@ -242,8 +306,12 @@ def test_linear_reads_the_mse_indicator_above_one_half():
 def test_linear_inconclusive_when_one_run_of_four_misses():
     def values(a):
         miss = a["wd"] == 0.01 and a["seed"] == 1
-        return {"t_meas": 130.0 if miss else 101.0, "t_pred": 100.0, "mse_rises": 0.0,
-                "train_mse": 0.01}  # fmt: skip
+        return {
+            "t_meas": 130.0 if miss else 101.0,
+            "t_pred": 100.0,
+            "mse_rises": 0.0,
+            "train_mse": 0.01,
+        }
 
     assert verdict("linear", values) == "inconclusive"
 
@@ -264,10 +332,15 @@ def test_linear_prediction_matches_direct_gradient_descent() -> None:
     assert t_meas is not None and abs(t_meas - t_pred) / t_pred < 0.1
 
 
-@pytest.mark.parametrize(("kw", "match"), [
-    ({"ratio": 0.5}, "N > d_in"), ({"d_in": 10}, "d_in >= 50"), ({"lr": 0.5}, "stable"),
-    ({"wd": 1.0}, "never falls"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("kw", "match"),
+    [
+        ({"ratio": 0.5}, "N > d_in"),
+        ({"d_in": 10}, "d_in >= 50"),
+        ({"lr": 0.5}, "stable"),
+        ({"wd": 1.0}, "never falls"),
+    ],
+)
 def test_linear_prediction_refuses_outside_its_assumptions(kw, match) -> None:
     args = {"d_in": 100, "d_out": 20, "ratio": 2.0, "lr": 0.1, "wd": 0.0, "epsilon": 0.01} | kw
     with pytest.raises(SpecError, match=match):
@@ -285,34 +358,47 @@ def moe(rule=(1 / 3, 1 / 3, 1 / 3), random=0.05, best_test=0.95, random_train=1.
     def values(a):
         is_rule = a["data"] == "rule"
         drop = rule[a["seed"]] if is_rule else random
-        out = {"train": 1.0 if is_rule else random_train, "t_fit": 50.0,
-               "test": best_test if is_rule else 0.05, "t_grok": 1500.0 if is_rule else NAN}  # fmt: skip
+        out = {
+            "train": 1.0 if is_rule else random_train,
+            "t_fit": 50.0,
+            "test": best_test if is_rule else 0.05,
+            "t_grok": 1500.0 if is_rule else NAN,
+        }
         for m, start in (("distance", 0.6), ("entropy", 0.9)):
-            out |= {f"{m}_early": start, f"{m}_late": start * (1 - drop),
-                    f"{m}_rho": -0.8 if is_rule else NAN}  # fmt: skip
+            out |= {
+                f"{m}_early": start,
+                f"{m}_late": start * (1 - drop),
+                f"{m}_rho": -0.8 if is_rule else NAN,
+            }
         return out
 
     return values
 
 
-@pytest.mark.parametrize(("values", "expect"), [
-    (moe(), "reproduced"),
-    (moe(random=0.3), "not reproduced"),  # the random-label run falls as much: drift
-    (moe(rule=(0.05, 0.05, 0.05), random=-0.1), "not reproduced"),  # the rule run barely falls
-    (moe(rule=(1 / 3, 1 / 3, 0.0)), "inconclusive"),  # two seeds of three
-    (moe(rule=(1 / 3, 0.0, 0.0)), "not reproduced"),
-    (moe(random_train=0.6), "inconclusive"),  # the random labels were not memorized
-    (moe(best_test=0.5), "inconclusive"),  # the rule run did not grok
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("values", "expect"),
+    [
+        (moe(), "reproduced"),
+        (moe(random=0.3), "not reproduced"),  # the random-label run falls as much: drift
+        (moe(rule=(0.05, 0.05, 0.05), random=-0.1), "not reproduced"),  # the rule run barely falls
+        (moe(rule=(1 / 3, 1 / 3, 0.0)), "inconclusive"),  # two seeds of three
+        (moe(rule=(1 / 3, 0.0, 0.0)), "not reproduced"),
+        (moe(random_train=0.6), "inconclusive"),  # the random labels were not memorized
+        (moe(best_test=0.5), "inconclusive"),  # the rule run did not grok
+    ],
+)
 def test_moe_pathways(values, expect):
     assert verdict("moe_pathways", values, budget="full") == expect
 
 
-@pytest.mark.parametrize(("values", "expect"), [
-    (moe(best_test=0.03), "reproduced"),  # falls more on the rule although nothing generalizes
-    (moe(best_test=0.03, random=0.3), "not reproduced"),
-    (moe(best_test=0.6), "inconclusive"),  # it generalized: not memorizing
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("values", "expect"),
+    [
+        (moe(best_test=0.03), "reproduced"),  # falls more on the rule although nothing generalizes
+        (moe(best_test=0.03, random=0.3), "not reproduced"),
+        (moe(best_test=0.6), "inconclusive"),  # it generalized: not memorizing
+    ],
+)
 def test_moe_pathways_read_as_memorizing(values, expect):
     """The negative control's reading: the rule run must not generalize; the predicate is the same."""
     assert verdict("moe_pathways", values, reading="memorizing", train_fraction=0.3) == expect
@@ -320,18 +406,30 @@ def test_moe_pathways_read_as_memorizing(values, expect):
 
 def test_moe_pathway_measures_read_windows_from_train_fit():
     steps = list(range(100, 1100, 100))
-    m = metrics({("train/main", "accuracy"): [(s, 0.5 if s < 200 else 1.0) for s in steps],
-                 ("test/heldout", "accuracy"): [(s, s / 1000) for s in steps],
-                 ("train/main", "pathway_distance"): [(s, 1 - s / 2000) for s in steps]})  # fmt: skip
+    m = metrics(
+        {
+            ("train/main", "accuracy"): [(s, 0.5 if s < 200 else 1.0) for s in steps],
+            ("test/heldout", "accuracy"): [(s, s / 1000) for s in steps],
+            ("train/main", "pathway_distance"): [(s, 1 - s / 2000) for s in steps],
+        }
+    )
     # fit at 200, budget 1000: early [200, 400], late [800, 1000]
     assert pathway("pathway_distance", "early")(m) == pytest.approx(1 - 300 / 2000)
     assert pathway("pathway_distance", "late")(m) == pytest.approx(1 - 900 / 2000)
     assert pathway("pathway_distance", "rho")(m) == pytest.approx(-1.0)
-    never = metrics({("train/main", "accuracy"): [(s, 0.5) for s in steps],
-                     ("train/main", "pathway_distance"): [(s, 0.5) for s in steps]})  # fmt: skip
+    never = metrics(
+        {
+            ("train/main", "accuracy"): [(s, 0.5) for s in steps],
+            ("train/main", "pathway_distance"): [(s, 0.5) for s in steps],
+        }
+    )
     assert math.isnan(pathway("pathway_distance", "early")(never))
-    late = metrics({("train/main", "accuracy"): [(s, 1.0 if s >= 700 else 0.5) for s in steps],
-                    ("train/main", "pathway_distance"): [(s, 0.5) for s in steps]})  # fmt: skip
+    late = metrics(
+        {
+            ("train/main", "accuracy"): [(s, 1.0 if s >= 700 else 0.5) for s in steps],
+            ("train/main", "pathway_distance"): [(s, 0.5) for s in steps],
+        }
+    )
     assert math.isnan(pathway("pathway_distance", "late")(late))  # the windows would meet
 
 
@@ -341,18 +439,26 @@ def test_moe_pathway_measures_read_windows_from_train_fit():
 def implicit(t_id=800.0, ood_comparison=0.95, ood_composition=0.02, t_train=100.0):
     def values(a):
         comp = a["reasoning"] == "composition"
-        return {"t_train": t_train, "train": 1.0, "t_id": t_id, "id": 0.95,
-                "ood": ood_composition if comp else ood_comparison}  # fmt: skip
+        return {
+            "t_train": t_train,
+            "train": 1.0,
+            "t_id": t_id,
+            "id": 0.95,
+            "ood": ood_composition if comp else ood_comparison,
+        }
 
     return values
 
 
-@pytest.mark.parametrize(("values", "expect"), [
-    (implicit(), "reproduced"),
-    (implicit(ood_comparison=0.5), "inconclusive"),  # comparison OOD fails: 3 of 4 parts
-    (implicit(t_id=100.0), "not reproduced"),  # no delay: 2 of 4
-    (implicit(t_id=NAN, ood_composition=0.9), "not reproduced"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("values", "expect"),
+    [
+        (implicit(), "reproduced"),
+        (implicit(ood_comparison=0.5), "inconclusive"),  # comparison OOD fails: 3 of 4 parts
+        (implicit(t_id=100.0), "not reproduced"),  # no delay: 2 of 4
+        (implicit(t_id=NAN, ood_composition=0.9), "not reproduced"),
+    ],
+)
 def test_implicit_reasoning(values, expect):
     assert verdict("implicit_reasoning", values, budget="full") == expect
 

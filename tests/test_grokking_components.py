@@ -129,12 +129,17 @@ def test_phase_rules() -> None:
 
 
 def test_phase_axes_must_be_numeric() -> None:
-    design = phase_design(_spec(), "optimizer.lr", [1e-3, 1e-2], "task.params.train_fraction",
-                          [0.3, 0.5, 0.7])  # fmt: skip
+    design = phase_design(
+        _spec(), "optimizer.lr", [1e-3, 1e-2], "task.params.train_fraction", [0.3, 0.5, 0.7]
+    )
     arms = design.expand()
     assert len(arms) == 6 and len({a.spec.run_id for a in arms}) == 6
-    assert arms[1].labels == {"optimizer.lr": 1e-3, "task.params.train_fraction": 0.5, "seed": 0,
-                              "data_seed": 0}  # fmt: skip
+    assert arms[1].labels == {
+        "optimizer.lr": 1e-3,
+        "task.params.train_fraction": 0.5,
+        "seed": 0,
+        "data_seed": 0,
+    }
     assert arms[1].spec.task.params["train_fraction"] == 0.5
     with pytest.raises(SpecError, match="not a numeric field.*optimizer.lr"):
         check_axis(_spec(), "model.name", [1, 2])
@@ -230,8 +235,14 @@ def test_the_grokking_preset_is_at_chance_when_it_fits(tmp_path) -> None:
     from genlab.store import Store
 
     base = load_spec_file("grokking")
-    spec = parse_spec({**base, "steps": 600, "eval": {"every": 20, "log_points": 0},
-                       "stop": [{"split": "train/main", "threshold": 0.99}]})  # fmt: skip
+    spec = parse_spec(
+        {
+            **base,
+            "steps": 600,
+            "eval": {"every": 20, "log_points": 0},
+            "stop": [{"split": "train/main", "threshold": 0.99}],
+        }
+    )
     seen: dict[str, float] = {}
 
     def on_eval(step: int, m: dict) -> None:
@@ -247,17 +258,30 @@ def test_linear_grokking_time_probe_logs_the_prediction() -> None:
     from genlab.analysis.linear_theory import predicted_grokking_step
     from genlab.probes.grokking import ThresholdParams, linear_grokking_time
 
-    spec = parse_spec({"task": {"name": "linear_teacher", "params": {"d_in": 100}},
-                       "model": {"name": "linear_student"}, "method": {"name": "mse"},
-                       "optimizer": {"name": "sgd", "lr": 0.1}, "steps": 1})  # fmt: skip
+    spec = parse_spec(
+        {
+            "task": {"name": "linear_teacher", "params": {"d_in": 100}},
+            "model": {"name": "linear_student"},
+            "method": {"name": "mse"},
+            "optimizer": {"name": "sgd", "lr": 0.1},
+            "steps": 1,
+        }
+    )
     prep = prepare(spec)
     ctx = EvalContext(prep.model, prep.data, 0, spec)
     got = linear_grokking_time(prep.model, ctx, ThresholdParams(epsilon=0.01))
-    assert got == {("model", "predicted_grokking_step"):
-                   float(predicted_grokking_step(100, 20, 2.0, 0.1, 0.0, 0.01))}  # fmt: skip
+    assert got == {
+        ("model", "predicted_grokking_step"): float(
+            predicted_grokking_step(100, 20, 2.0, 0.1, 0.0, 0.01)
+        )
+    }
     adam = parse_spec({**spec.model_dump(mode="json"), "optimizer": {"name": "adamw"}})
-    assert linear_grokking_time(prep.model, EvalContext(prep.model, prep.data, 0, adam),
-                                ThresholdParams()) == {}  # fmt: skip
+    assert (
+        linear_grokking_time(
+            prep.model, EvalContext(prep.model, prep.data, 0, adam), ThresholdParams()
+        )
+        == {}
+    )
 
 
 def test_mlp_onehot_is_the_authors_bias_free_mlp_on_one_hot_operands() -> None:

@@ -49,15 +49,23 @@ def test_bootstrap_stays_inside_the_seeds_where_t_does_not():
 
 
 def test_aggregates_take_the_bootstrap_and_keep_t_by_default():
-    frame = pd.DataFrame({"group": ["a", "a"], "value": SPREAD, "seed": [0, 1],
-                          "split": ["test/x", "test/x"], "metric": "accuracy"})  # fmt: skip
+    frame = pd.DataFrame(
+        {
+            "group": ["a", "a"],
+            "value": SPREAD,
+            "seed": [0, 1],
+            "split": ["test/x", "test/x"],
+            "metric": "accuracy",
+        }
+    )
     assert summarize(frame, ["group"])["ci_lo"].iloc[0] < 0  # the default: unchanged
     s = summarize(frame, ["group"], how="bootstrap").iloc[0]
     assert 0 <= s["ci_lo"] <= s["ci_hi"] <= 1
     env = environments(frame, ["group"], how="bootstrap").iloc[0]
     assert 0 <= env["ci_lo"] and env["ci_hi"] <= 1 and 0 <= env["worst_ci_lo"]
-    sel = pd.DataFrame({"task": "t", "method": "m", "setting": "s", "trial": [0, 1],
-                        "test": SPREAD})  # fmt: skip
+    sel = pd.DataFrame(
+        {"task": "t", "method": "m", "setting": "s", "trial": [0, 1], "test": SPREAD}
+    )
     ho = heldout_table(sel, how="bootstrap")
     assert (ho["ci_lo"] >= 0).all() and (ho["ci_hi"] <= 1).all()
     # what claims read stays the t interval
@@ -79,8 +87,9 @@ def _arm_bars(values: list[float], tmp_path, monkeypatch) -> plt.Axes:
         return path
 
     monkeypatch.setattr(claim_figures, "save_figure", keep)
-    runs = pd.DataFrame({"method": ["erm"] * len(values), "seed": range(len(values)),
-                         "acc": values})  # fmt: skip
+    runs = pd.DataFrame(
+        {"method": ["erm"] * len(values), "seed": range(len(values)), "acc": values}
+    )
     claim_figures.ArmBars("acc", by="method").draw(runs, pd.DataFrame(), tmp_path / "f.png", "t")
     return seen["ax"]
 
@@ -106,8 +115,10 @@ def test_the_sweep_report_keeps_accuracy_intervals_in_range(tmp_path, tiny_spec)
     for seed, acc in enumerate(SPREAD):
         spec = tiny_spec.model_copy(update={"seed": seed, "data_seed": seed})
         st.begin(spec.run_id, spec.canonical_json())
-        st.log_metrics(spec.run_id, [(10, "test/heldout", "accuracy", acc),
-                                     (10, "train/main", "accuracy", 1.0)])  # fmt: skip
+        st.log_metrics(
+            spec.run_id,
+            [(10, "test/heldout", "accuracy", acc), (10, "train/main", "accuracy", 1.0)],
+        )
         st.finish(spec.run_id, "done", 10, 0.1)
         ids.append(spec.run_id)
     text = sweep_report.build_report(st, ids, "t").render("md")

@@ -102,11 +102,13 @@ def test_depends_only_on_data_seed(reasoning) -> None:
 
 
 def spec(**task):
-    return parse_spec({
-        "task": {"name": "knowledge_base", "params": task},
-        "model": {"name": "transformer", "params": {"d_model": 8, "n_layers": 1, "n_heads": 2}},
-        "steps": 1,
-    })  # fmt: skip
+    return parse_spec(
+        {
+            "task": {"name": "knowledge_base", "params": task},
+            "model": {"name": "transformer", "params": {"d_model": 8, "n_layers": 1, "n_heads": 2}},
+            "steps": 1,
+        }
+    )
 
 
 @pytest.mark.parametrize(
@@ -117,7 +119,7 @@ def spec(**task):
         (
             {"reasoning": "composition", "n_entities": 10, "out_degree": 5, "n_relations": 5},
             "OOD atomic",
-        ),  # fmt: skip
+        ),
         ({"reasoning": "deduction"}, "reasoning"),
         ({"phi": 0}, "phi"),
         ({"layout": "middle"}, "layout"),

@@ -90,8 +90,14 @@ def test_paper_form_params_at_default_keep_the_run_ids() -> None:
 def test_defaults_unchanged_explicit_equals_default() -> None:
     x = torch.randint(0, 30, (5, 4))
     ref = make("transformer_symbolic", INFO)
-    same = make("transformer_symbolic", INFO, causal=True, readout="last",
-                identity_scale="sqrt_dhead", identity_vo_scale=1.0)  # fmt: skip
+    same = make(
+        "transformer_symbolic",
+        INFO,
+        causal=True,
+        readout="last",
+        identity_scale="sqrt_dhead",
+        identity_vo_scale=1.0,
+    )
     with torch.no_grad():
         assert torch.equal(same(x), ref(x))
 
@@ -148,16 +154,37 @@ def test_identity_multiplier() -> None:
     ref = make("transformer_symbolic", INFO)  # d_head = 16 / 4 = 4
     half = make("transformer_symbolic", INFO, identity_scale=0.5)
     other = make("transformer_symbolic", INFO, identity_scale=3.0)
-    off = make("transformer_symbolic", INFO, identity_qk=False, identity_vo=False,
-               causal=False, readout="cls")  # fmt: skip
-    zero = make("transformer_symbolic", INFO, identity_init=0.0, identity_scale=1.0,
-                causal=False, readout="cls")  # fmt: skip
+    off = make(
+        "transformer_symbolic",
+        INFO,
+        identity_qk=False,
+        identity_vo=False,
+        causal=False,
+        readout="cls",
+    )
+    zero = make(
+        "transformer_symbolic",
+        INFO,
+        identity_init=0.0,
+        identity_scale=1.0,
+        causal=False,
+        readout="cls",
+    )
     with torch.no_grad():
         assert torch.allclose(half(x), ref(x), atol=1e-5)
         assert not torch.allclose(other(x), ref(x), atol=1e-4)
         assert torch.allclose(zero(x), off(x), atol=1e-5)
-    attn = make("transformer_symbolic", INFO, positional="none", identity_scale=2.0,
-                identity_vo_scale=3.0).blocks[0].attn  # fmt: skip
+    attn = (
+        make(
+            "transformer_symbolic",
+            INFO,
+            positional="none",
+            identity_scale=2.0,
+            identity_vo_scale=3.0,
+        )
+        .blocks[0]
+        .attn
+    )
     with torch.no_grad():
         attn.qkv.weight.zero_()
         attn.qkv.bias.zero_()
@@ -177,12 +204,17 @@ def test_abstract_symbols_arms_pass_the_network_only_off_the_model_defaults() ->
     from genlab.claims import CLAIMS
 
     claim = CLAIMS.get("length.abstract_symbols").obj
-    causal = {"causal": True, "readout": "last", "identity_scale": "sqrt_dhead",
-              "identity_init": 1.0}  # fmt: skip
+    causal = {
+        "causal": True,
+        "readout": "last",
+        "identity_scale": "sqrt_dhead",
+        "identity_init": 1.0,
+    }
     for arm in claim.arms(claim.config("smoke", causal, None)):
         assert not {"causal", "readout", "identity_scale"} & set(arm.spec.model.params)
-        assert arm.spec.model.name == ("transformer" if arm.labels["arm"] == "vanilla"
-                                       else "transformer_symbolic")  # fmt: skip
+        assert arm.spec.model.name == (
+            "transformer" if arm.labels["arm"] == "vanilla" else "transformer_symbolic"
+        )
     for arm in claim.arms(claim.config("smoke", {}, None)):
         p = arm.spec.model.params
         assert arm.spec.model.name == "transformer_symbolic"

@@ -22,8 +22,15 @@ from genlab.tasks.seq_hint import (
 )
 from genlab.tasks.seq_templates import SeqTemplatesParams, seq_templates
 
-SMALL = {"alphabet_size": 20, "train_length": 4, "test_max": 8, "n_test_lengths": 2,
-         "n_train": 30, "n_val": 5, "n_test": 10}  # fmt: skip
+SMALL = {
+    "alphabet_size": 20,
+    "train_length": 4,
+    "test_max": 8,
+    "n_test_lengths": 2,
+    "n_train": 30,
+    "n_val": 5,
+    "n_test": 10,
+}
 
 
 def test_sort_example_scores_answer_and_end() -> None:
@@ -72,8 +79,14 @@ def test_hint_bad_input() -> None:
 
 
 def test_templates_unseen_symbols_are_disjoint_and_labels_follow_templates() -> None:
-    p = SeqTemplatesParams(templates=["aa", "ab"], n_symbols_train=10, n_symbols_test=15,
-                           n_train=200, n_val=20, n_test=200)  # fmt: skip
+    p = SeqTemplatesParams(
+        templates=["aa", "ab"],
+        n_symbols_train=10,
+        n_symbols_test=15,
+        n_train=200,
+        n_val=20,
+        n_test=200,
+    )
     d = seq_templates(p, 0)
     tr, te = d.train["main"], d.test["unseen_symbols"]
     assert tr.x.max() < 10 and te.x.min() >= 10 and te.x.max() < 25

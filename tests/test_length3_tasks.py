@@ -163,8 +163,15 @@ def test_addition_existing_formats_unchanged() -> None:
     ],
 )
 def test_chain_tasks_lengths_vocab_and_determinism(task: str, params: dict) -> None:
-    small = {"train_length": 3, "test_max": 6, "n_test_lengths": 2, "n_train": 40, "n_val": 5,
-             "n_test": 6, **params}  # fmt: skip
+    small = {
+        "train_length": 3,
+        "test_max": 6,
+        "n_test_lengths": 2,
+        "n_train": 40,
+        "n_val": 5,
+        "n_test": 6,
+        **params,
+    }
     build = TASKS.get(task).obj
     p = TASKS.params(task, small, "task.params")
     d1, d2 = build(p, 7), build(p, 7)
@@ -179,8 +186,10 @@ def test_chain_tasks_lengths_vocab_and_determinism(task: str, params: dict) -> N
 
 
 def test_model_too_short_for_test_chains_is_an_error() -> None:
-    d = seq_addition(AdditionParams(format="turing", train_length=2, test_max=6, n_train=10,
-                                    n_test=2, n_val=0), 0)  # fmt: skip
+    d = seq_addition(
+        AdditionParams(format="turing", train_length=2, test_max=6, n_train=10, n_test=2, n_val=0),
+        0,
+    )
     longest = d.info.extra["max_length"]
     assert longest > d.train["main"].x.shape[1]  # test chains are longer than training ones
     with pytest.raises(ValueError, match="max_len"):
@@ -232,7 +241,7 @@ def test_fire_transformer_is_causal_and_trains() -> None:
     model = MODELS.get("transformer").obj(
         MODELS.params(
             "transformer", {"d_model": 16, "n_heads": 2, "positional": "fire", "max_len": 64}, "m"
-        ),  # fmt: skip
+        ),
         info,
     )
     x = torch.randint(0, 12, (3, 20))
@@ -252,8 +261,15 @@ def test_presets_run(preset: str, tmp_path) -> None:
     from genlab.spec import load_run_spec
     from genlab.store import Store
 
-    small = ["steps=2", "checkpoint_every=2", "eval.every=2", "task.params.n_train=20",
-             "task.params.n_val=4", "task.params.n_test=4", "model.params.d_model=16"]  # fmt: skip
+    small = [
+        "steps=2",
+        "checkpoint_every=2",
+        "eval.every=2",
+        "task.params.n_train=20",
+        "task.params.n_val=4",
+        "task.params.n_test=4",
+        "model.params.d_model=16",
+    ]
     store = Store(tmp_path / "s")
     result = run_spec(load_run_spec(preset, small), store, progress=False)
     m = store.metrics(result.run_id)

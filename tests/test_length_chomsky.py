@@ -21,17 +21,32 @@ def table(scores: dict[tuple[str, str], float], fit: float = 0.99, cfg=FULL) -> 
         lab = arm.labels
         best = lab["seed"] == 0 and lab["lr"] == cfg.lrs[-1]
         score = scores[(lab["task"], lab["arch"])] if best else 0.5
-        rows.append({**lab, "run_id": arm.spec.run_id, "status": "done", "score": score,
-                     "exact": score**20, "fit": fit})  # fmt: skip
+        rows.append(
+            {
+                **lab,
+                "run_id": arm.spec.run_id,
+                "status": "done",
+                "score": score,
+                "exact": score**20,
+                "fit": fit,
+            }
+        )
     return pd.DataFrame(rows)
 
 
 def paper(cfg=FULL, solved: float = 1.0, failed: float = 0.6) -> dict[tuple[str, str], float]:
     """Every cell as the level rule says: solved or near chance."""
-    level = {"parity_check": "R", "reverse_string": "DCF", "missing_duplicate": "CS",
-             "stack_manipulation": "DCF"}  # fmt: skip
-    return {(t, a): solved if a in cfg.solvers[level[t]] else failed
-            for t in cfg.tasks for a in cfg.archs}  # fmt: skip
+    level = {
+        "parity_check": "R",
+        "reverse_string": "DCF",
+        "missing_duplicate": "CS",
+        "stack_manipulation": "DCF",
+    }
+    return {
+        (t, a): solved if a in cfg.solvers[level[t]] else failed
+        for t in cfg.tasks
+        for a in cfg.archs
+    }
 
 
 def test_the_paper_pattern_is_reproduced_scored_by_the_best_run():
@@ -46,8 +61,12 @@ def test_the_paper_pattern_is_reproduced_scored_by_the_best_run():
 
 def test_memory_models_that_do_not_extrapolate_refute_it():
     scores = paper()
-    for cell in [("reverse_string", "stack_rnn"), ("reverse_string", "tape_rnn"),
-                 ("missing_duplicate", "tape_rnn"), ("parity_check", "stack_rnn")]:  # fmt: skip
+    for cell in [
+        ("reverse_string", "stack_rnn"),
+        ("reverse_string", "tape_rnn"),
+        ("missing_duplicate", "tape_rnn"),
+        ("parity_check", "stack_rnn"),
+    ]:
         scores[cell] = 0.62
     res = CLAIM.evaluate(FULL, table(scores))
     assert res.verdict == "not reproduced", res.evidence
@@ -73,8 +92,15 @@ def test_every_arm_at_chance_is_inconclusive():
 def test_text_is_table_2_layout():
     res = CLAIM.evaluate(FULL, table(paper()))
     lines = CLAIM.text(res).splitlines()
-    assert lines[0].split() == ["Level", "Task", "RNN", "Stack-RNN", "Tape-RNN", "Transformer",
-                                "LSTM"]  # fmt: skip
+    assert lines[0].split() == [
+        "Level",
+        "Task",
+        "RNN",
+        "Stack-RNN",
+        "Tape-RNN",
+        "Transformer",
+        "LSTM",
+    ]
     assert lines[1].startswith("R     Parity Check") and lines[1].count("100.0 (100)*") == 4
     assert lines[3].startswith("CS    Missing Duplicate") and lines[3].count("*") == 1
     assert "!" not in "".join(lines[1:4])
@@ -84,10 +110,15 @@ def test_text_is_table_2_layout():
     assert "97.0" in lines[3] and "*!" in lines[3]
 
 
-@pytest.mark.parametrize(("overrides", "field"), [
-    ({"train_length": 10, "test_max": 10}, "test_max"), ({"archs": ["gru"]}, "archs"),
-    ({"tasks": ["even_pairs"]}, "tasks"), ({"lrs": [-1.0]}, "lrs"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("overrides", "field"),
+    [
+        ({"train_length": 10, "test_max": 10}, "test_max"),
+        ({"archs": ["gru"]}, "archs"),
+        ({"tasks": ["even_pairs"]}, "tasks"),
+        ({"lrs": [-1.0]}, "lrs"),
+    ],
+)
 def test_bad_config_names_the_field(overrides, field):
     with pytest.raises(SpecError, match=field):
         CLAIM.config("smoke", overrides)

@@ -19,8 +19,17 @@ def judge(cid: str, overrides: dict, values):  # noqa: ANN001, ANN201
     """The verdict of claim ``cid`` on its own arms, each run's measures from ``values(labels)``."""
     claim = CLAIMS.get(cid).obj
     cfg = claim.config("smoke", overrides)
-    rows = [{**a.labels, "run_id": a.spec.run_id, "status": "done", "val": 1.0, "ood_token": 0.5,
-             **values(a.labels)} for a in claim.arms(cfg)]  # fmt: skip
+    rows = [
+        {
+            **a.labels,
+            "run_id": a.spec.run_id,
+            "status": "done",
+            "val": 1.0,
+            "ood_token": 0.5,
+            **values(a.labels),
+        }
+        for a in claim.arms(cfg)
+    ]
     return claim.evaluate(cfg, pd.DataFrame(rows))
 
 
@@ -55,17 +64,29 @@ def test_method_versus_baseline_claims(cid, over, method, base, m, b, verdict) -
 def test_an_unfit_baseline_makes_a_two_arm_claim_inconclusive() -> None:
     claim = CLAIMS.get("length.turing_programs").obj
     cfg = claim.config("smoke")
-    rows = [{**a.labels, "run_id": a.spec.run_id, "status": "done", "ood_token": 0.5,
-             "val": 1.0 if a.labels["format"] == "turing" else 0.45,
-             "ood": 0.9 if a.labels["format"] == "turing" else 0.0} for a in claim.arms(cfg)]  # fmt: skip
+    rows = [
+        {
+            **a.labels,
+            "run_id": a.spec.run_id,
+            "status": "done",
+            "ood_token": 0.5,
+            "val": 1.0 if a.labels["format"] == "turing" else 0.45,
+            "ood": 0.9 if a.labels["format"] == "turing" else 0.0,
+        }
+        for a in claim.arms(cfg)
+    ]
     r = claim.evaluate(cfg, pd.DataFrame(rows))
     assert (
         r.verdict == "inconclusive" and "arm reversed did not fit (val 0.450 < 0.9)" in r.evidence
     )
 
 
-RASP = {"copy_unique": (0.9, 0.95), "sort": (0.8, 0.9), "copy_repeat": (0.0, 0.05),
-        "parity": (0.5, 0.52)}  # fmt: skip
+RASP = {
+    "copy_unique": (0.9, 0.95),
+    "sort": (0.8, 0.9),
+    "copy_repeat": (0.0, 0.05),
+    "parity": (0.5, 0.52),
+}
 
 
 def fit_by_arm(values, unfit: str):  # noqa: ANN001, ANN201
@@ -76,20 +97,50 @@ def fit_by_arm(values, unfit: str):  # noqa: ANN001, ANN201
 @pytest.mark.parametrize(
     ("cid", "over", "values", "unfit", "verdict"),
     [  # a refutation from arms that fit stands when an arm it does not read did not fit
-        ("length.addition_format", {}, {"index_hints": (0.30, 0.31), "reversed": (0.0, 0.0)},
-         "reversed", "not reproduced"),  # the recorded full result: hints 0.306, reversed val 0.31
-        ("length.addition_format", {}, {"index_hints": (0.30, 0.31), "reversed": (0.0, 0.0)},
-         "index_hints", "inconclusive"),  # the refuting arm itself did not fit
-        ("length.rasp", {"tasks": list(RASP)}, {**RASP, "copy_unique": (0.23, 0.24)},
-         "parity", "not reproduced"),  # the recorded full result: copy_unique 0.238
-        ("length.turing_programs", {}, {"turing": (0.0, 0.0), "reversed": (0.0, 0.0)},
-         "reversed", "not reproduced"),  # the Turing arm fits and does not extrapolate
-        ("length.task_hinting", {}, {"successor": (0.60, 0.62), "alone": (0.59, 0.61)},
-         "alone", "inconclusive"),  # the gap reads both arms
-        ("length.scratchpad", {}, {"direct": (0.95, 0.97), "scratchpad": (0.0, 0.0)},
-         "scratchpad", "not reproduced"),  # the direct answer fits and extrapolates
+        (
+            "length.addition_format",
+            {},
+            {"index_hints": (0.30, 0.31), "reversed": (0.0, 0.0)},
+            "reversed",
+            "not reproduced",
+        ),  # the recorded full result: hints 0.306, reversed val 0.31
+        (
+            "length.addition_format",
+            {},
+            {"index_hints": (0.30, 0.31), "reversed": (0.0, 0.0)},
+            "index_hints",
+            "inconclusive",
+        ),  # the refuting arm itself did not fit
+        (
+            "length.rasp",
+            {"tasks": list(RASP)},
+            {**RASP, "copy_unique": (0.23, 0.24)},
+            "parity",
+            "not reproduced",
+        ),  # the recorded full result: copy_unique 0.238
+        (
+            "length.turing_programs",
+            {},
+            {"turing": (0.0, 0.0), "reversed": (0.0, 0.0)},
+            "reversed",
+            "not reproduced",
+        ),  # the Turing arm fits and does not extrapolate
+        (
+            "length.task_hinting",
+            {},
+            {"successor": (0.60, 0.62), "alone": (0.59, 0.61)},
+            "alone",
+            "inconclusive",
+        ),  # the gap reads both arms
+        (
+            "length.scratchpad",
+            {},
+            {"direct": (0.95, 0.97), "scratchpad": (0.0, 0.0)},
+            "scratchpad",
+            "not reproduced",
+        ),  # the direct answer fits and extrapolates
     ],
-)  # fmt: skip
+)
 def test_a_refutation_reads_only_its_arms(cid, over, values, unfit, verdict) -> None:
     r = judge(cid, over, fit_by_arm(by_seed(values), unfit))
     assert r.verdict == verdict, r.evidence
@@ -165,19 +216,19 @@ NOPE = {"ops": ["copy", "reverse"], "seeds": 2}
         (
             {"none": (0.9, 0.6), "t5": (0.8, 0.5), "sinusoidal": (0.2, 0.0), "rope": (0.3, 0.1)},
             "reproduced",
-        ),  # fmt: skip
+        ),
         (
             {"none": (0.2, 0.0), "t5": (0.8, 0.5), "sinusoidal": (0.9, 0.6), "rope": (0.3, 0.1)},
             "not reproduced",
-        ),  # APE ranks ahead of NoPE  # fmt: skip
+        ),  # APE ranks ahead of NoPE
         (
             {"none": (0.9, 0.1), "t5": (0.8, 0.5), "sinusoidal": (0.2, 0.6), "rope": (0.3, 0.0)},
             "inconclusive",
-        ),  # NoPE ahead of APE at one length, behind at the other  # fmt: skip
+        ),  # NoPE ahead of APE at one length, behind at the other
         (
             {"none": (0.0, 0.0), "t5": (0.01, 0.0), "sinusoidal": (0.0, 0.0), "rope": (0.0, 0.0)},
             "inconclusive",
-        ),  # every encoding at the floor: nothing to rank  # fmt: skip
+        ),  # every encoding at the floor: nothing to rank
     ],
 )
 def test_nope_mean_reciprocal_rank(acc, verdict) -> None:
@@ -189,10 +240,12 @@ def test_nope_mean_reciprocal_rank(acc, verdict) -> None:
 
 @pytest.mark.parametrize(
     ("unfit", "verdict"),
-    [("rope", "not reproduced"),  # ranked below the refuted pair everywhere: not read
-     ("t5", "inconclusive"),  # ranked above it: its rank is in the pair's
-     ("sinusoidal", "inconclusive")],  # one of the pair
-)  # fmt: skip
+    [
+        ("rope", "not reproduced"),  # ranked below the refuted pair everywhere: not read
+        ("t5", "inconclusive"),  # ranked above it: its rank is in the pair's
+        ("sinusoidal", "inconclusive"),
+    ],  # one of the pair
+)
 def test_nope_refutation_reads_the_encodings_its_ranks_rest_on(unfit, verdict) -> None:
     acc = {"none": (0.3, 0.2), "t5": (0.9, 0.8), "sinusoidal": (0.5, 0.4), "rope": (0.0, 0.0)}
     r = judge("length.nope", NOPE, nope_values(acc, unfit))  # APE ranks ahead of NoPE
@@ -201,8 +254,11 @@ def test_nope_refutation_reads_the_encodings_its_ranks_rest_on(unfit, verdict) -
 
 def symbols(van: tuple, mod: tuple, spread: float = 0.01):  # noqa: ANN001, ANN201
     """Unseen accuracy per arm at sizes 32 and 128, seeds 0-2 at -spread, 0, +spread."""
-    return lambda lab: {"train": 1.0, "unseen": (van if lab["arm"] == "vanilla" else mod)[
-        [32, 128].index(lab["n_train"])] + spread * (lab["seed"] - 1)}  # fmt: skip
+    return lambda lab: {
+        "train": 1.0,
+        "unseen": (van if lab["arm"] == "vanilla" else mod)[[32, 128].index(lab["n_train"])]
+        + spread * (lab["seed"] - 1),
+    }
 
 
 @pytest.mark.parametrize(

@@ -91,8 +91,13 @@ def test_info_and_determinism() -> None:
 )
 def test_bad_params_are_spec_errors(params, field) -> None:
     with pytest.raises(SpecError, match=field):
-        parse_spec({"task": {"name": "computation_graph", "params": params},
-                    "model": {"name": "looped_transformer"}, "steps": 10})  # fmt: skip
+        parse_spec(
+            {
+                "task": {"name": "computation_graph", "params": params},
+                "model": {"name": "looped_transformer"},
+                "steps": 10,
+            }
+        )
 
 
 def model(info, **params):  # noqa: ANN001, ANN201
@@ -127,8 +132,10 @@ def test_causal_and_a_finished_row_does_not_depend_on_its_batch() -> None:
 
 def test_weight_tied_parameters_do_not_depend_on_loops_and_deeper_inputs_run() -> None:
     data = build()
-    sizes = {sum(p.numel() for p in model(data.info, adaptive=False, loops=k).parameters())
-             for k in (1, 4, 16)}  # fmt: skip
+    sizes = {
+        sum(p.numel() for p in model(data.info, adaptive=False, loops=k).parameters())
+        for k in (1, 4, 16)
+    }
     assert len(sizes) == 1
     with torch.no_grad():
         out = model(data.info)(data.test["len_006"].x)
@@ -140,9 +147,15 @@ def test_a_model_too_small_for_the_deepest_input_is_an_error(params) -> None:
     """Too short for the longest test input, or too few loops for the deepest: exit 2, named."""
     (field,) = params
     with pytest.raises(SpecError, match=field):
-        prepare(parse_spec({"task": {"name": "computation_graph"},
-                            "model": {"name": "looped_transformer", "params": params},
-                            "steps": 1}))  # fmt: skip
+        prepare(
+            parse_spec(
+                {
+                    "task": {"name": "computation_graph"},
+                    "model": {"name": "looped_transformer", "params": params},
+                    "steps": 1,
+                }
+            )
+        )
 
 
 def test_preset_is_the_looped_model_on_the_paper_depths() -> None:

@@ -16,8 +16,13 @@ from genlab.probes.base import EvalContext
 from genlab.probes.length import OUT_OF_RANGE
 from genlab.spec import parse_spec
 
-INFO = TaskInfo(kind="sequence", n_outputs=3, vocab_size=6, seq_len=8,
-                extra={"max_length": 12, "train_length": 4, "first_symbol": 2})  # fmt: skip
+INFO = TaskInfo(
+    kind="sequence",
+    n_outputs=3,
+    vocab_size=6,
+    seq_len=8,
+    extra={"max_length": 12, "train_length": 4, "first_symbol": 2},
+)
 ARCHS = ["rnn", "lstm", "stack_rnn", "tape_rnn"]
 
 
@@ -98,12 +103,22 @@ def test_max_len_error_is_a_spec_error_before_writing(tmp_path) -> None:
     from genlab.engine import run_spec
     from genlab.store import Store
 
-    spec = parse_spec({
-        "task": {"name": "formal_language", "params": {"task": "parity_check",
-                 "train_length": 4, "test_max": 12, "n_train": 10, "n_test": 2}},
-        "model": {"name": "transformer", "params": {"d_model": 16, "n_heads": 2, "max_len": 8}},
-        "steps": 1,
-    })  # fmt: skip
+    spec = parse_spec(
+        {
+            "task": {
+                "name": "formal_language",
+                "params": {
+                    "task": "parity_check",
+                    "train_length": 4,
+                    "test_max": 12,
+                    "n_train": 10,
+                    "n_test": 2,
+                },
+            },
+            "model": {"name": "transformer", "params": {"d_model": 16, "n_heads": 2, "max_len": 8}},
+            "steps": 1,
+        }
+    )
     store = Store(tmp_path / "s")
     with pytest.raises(SpecError, match="max_len"):
         run_spec(spec, store, progress=False)
@@ -161,17 +176,23 @@ def test_length_probe_per_sequence_per_token_and_out_of_range() -> None:
     data = TaskData(
         train={"main": Split(torch.zeros(2, 3, dtype=torch.long), y_short)},
         val={"main": Split(torch.zeros(2, 4, dtype=torch.long), y_long)},
-        test={"len_003": Split(torch.zeros(2, 3, dtype=torch.long), y_short, {"length": 3}),
-              "len_006": Split(torch.zeros(2, 4, dtype=torch.long), y_long, {"length": 6})},
+        test={
+            "len_003": Split(torch.zeros(2, 3, dtype=torch.long), y_short, {"length": 3}),
+            "len_006": Split(torch.zeros(2, 4, dtype=torch.long), y_long, {"length": 6}),
+        },
         info=TaskInfo("sequence", 2, vocab_size=2, extra={"train_length": 4}),
-    )  # fmt: skip
+    )
     model = Oracle()
     ctx = EvalContext(model, data, 0)
     right = torch.nn.functional.one_hot(y_short.clamp(min=0), 2).float()
     wrong_first = torch.nn.functional.one_hot(y_long.clamp(min=0), 2).float()
     wrong_first[0, 1] = wrong_first[0, 1].flip(0)  # one wrong token in one sequence
-    ctx._cache = {"train/main": right, "val/main": wrong_first, "test/len_003": right,
-                  "test/len_006": wrong_first}  # fmt: skip
+    ctx._cache = {
+        "train/main": right,
+        "val/main": wrong_first,
+        "test/len_003": right,
+        "test/len_006": wrong_first,
+    }
     out = PROBES.get("length_accuracy").obj(model, ctx, None)
     assert out[("test/len_003", "accuracy")] == 1.0
     assert out[("test/len_006", "accuracy")] == 0.5
@@ -228,8 +249,13 @@ def test_tape_writes_on_every_action_including_jumps(action: int, moved: int) ->
 
 
 def test_transformer_encoder_is_bidirectional_and_ignores_padding() -> None:
-    info = TaskInfo(kind="sequence", n_outputs=3, vocab_size=6, seq_len=8,
-                    extra={"max_length": 12, "first_symbol": 2, "pad": 0})  # fmt: skip
+    info = TaskInfo(
+        kind="sequence",
+        n_outputs=3,
+        vocab_size=6,
+        seq_len=8,
+        extra={"max_length": 12, "first_symbol": 2, "pad": 0},
+    )
     model = build("transformer_encoder", info, d_model=16, n_heads=2, positional="sinusoidal")
     model.eval()
     x = torch.randint(2, 6, (3, 8))

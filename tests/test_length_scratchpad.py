@@ -48,5 +48,10 @@ def test_scratchpad_writes_each_bit_then_the_running_parity() -> None:
 )
 def test_bad_params_are_spec_errors(params, field) -> None:
     with pytest.raises(SpecError, match=field):
-        parse_spec({"task": {"name": "seq_parity", "params": params},
-                    "model": {"name": "transformer"}, "steps": 10})  # fmt: skip
+        parse_spec(
+            {
+                "task": {"name": "seq_parity", "params": params},
+                "model": {"name": "transformer"},
+                "steps": 10,
+            }
+        )

@@ -156,8 +156,9 @@ def test_seq_addition_formats() -> None:
     assert x[-3:] == [6, 7, 5]
     x, y = example([9, 1], [2, 0], "index_hints", hint0=3)
     assert x[:4] == [18, 14, 19, 6] and x[-6:] == [18, 6, 19, 7, 20, 5]
-    data = seq_addition(AdditionParams(format="index_hints", train_length=3, test_max=6,
-                                       n_train=50, n_test=5), 0)  # fmt: skip
+    data = seq_addition(
+        AdditionParams(format="index_hints", train_length=3, test_max=6, n_train=50, n_test=5), 0
+    )
     assert int(data.train["main"].x.max()) < data.info.vocab_size
     assert list(data.test) == ["len_004", "len_005", "len_006"]
     with pytest.raises(SpecError, match="n_hints"):
@@ -174,8 +175,13 @@ def test_seq_string_bad_input() -> None:
 
 
 def test_spec_with_formal_task_validates() -> None:
-    spec = parse_spec({"task": {"name": "formal_language", "params": {"task": "odd_first"}},
-                       "model": {"name": "lstm"}, "steps": 1})  # fmt: skip
+    spec = parse_spec(
+        {
+            "task": {"name": "formal_language", "params": {"task": "odd_first"}},
+            "model": {"name": "lstm"},
+            "steps": 1,
+        }
+    )
     assert spec.task.params["train_length"] == 40 and spec.task.params["test_max"] == 500
     assert len(FORMAL_TASKS) == 15
 
@@ -208,13 +214,28 @@ def test_fresh_batches_resume_exactly(tmp_path) -> None:
     from genlab.engine import run_spec
     from genlab.store import Store
 
-    spec = parse_spec({
-        "task": {"name": "formal_language", "params": {"task": "parity_check", "fresh": True,
-                 "train_length": 4, "test_max": 6, "n_test_lengths": 1, "n_train": 16,
-                 "n_val": 16, "n_test": 16}},
-        "model": {"name": "lstm", "params": {"hidden": 8}}, "steps": 40, "batch_size": 8,
-        "checkpoint_every": 10, "eval": {"every": 10, "log_points": 0},
-    })  # fmt: skip
+    spec = parse_spec(
+        {
+            "task": {
+                "name": "formal_language",
+                "params": {
+                    "task": "parity_check",
+                    "fresh": True,
+                    "train_length": 4,
+                    "test_max": 6,
+                    "n_test_lengths": 1,
+                    "n_train": 16,
+                    "n_val": 16,
+                    "n_test": 16,
+                },
+            },
+            "model": {"name": "lstm", "params": {"hidden": 8}},
+            "steps": 40,
+            "batch_size": 8,
+            "checkpoint_every": 10,
+            "eval": {"every": 10, "log_points": 0},
+        }
+    )
 
     def crash(step: int, metrics: dict) -> None:
         if step == 30:
@@ -227,8 +248,9 @@ def test_fresh_batches_resume_exactly(tmp_path) -> None:
     assert resumed.status == "done" and resumed.resumed_from == 20
     ref = Store(tmp_path / "ref")
     run_spec(spec, ref, progress=False)
-    pd.testing.assert_frame_equal(crashed.metrics(spec.run_id), ref.metrics(spec.run_id),
-                                  check_exact=True)  # fmt: skip
+    pd.testing.assert_frame_equal(
+        crashed.metrics(spec.run_id), ref.metrics(spec.run_id), check_exact=True
+    )
 
 
 def test_fresh_batches_are_not_stacked() -> None:
@@ -237,11 +259,26 @@ def test_fresh_batches_are_not_stacked() -> None:
     from genlab.engine.train import prepare
     from genlab.sweep.stacked import unstackable_reason
 
-    task = {"task": "parity_check", "train_length": 4, "test_max": 6, "n_test_lengths": 1,
-            "n_train": 16, "n_val": 16, "n_test": 16}  # fmt: skip
-    specs = [parse_spec({"task": {"name": "formal_language", "params": {**task, "fresh": f}},
-                         "model": {"name": "lstm", "params": {"hidden": 8}}, "steps": 2,
-                         "batch_size": 8}) for f in (True, False)]  # fmt: skip
+    task = {
+        "task": "parity_check",
+        "train_length": 4,
+        "test_max": 6,
+        "n_test_lengths": 1,
+        "n_train": 16,
+        "n_val": 16,
+        "n_test": 16,
+    }
+    specs = [
+        parse_spec(
+            {
+                "task": {"name": "formal_language", "params": {**task, "fresh": f}},
+                "model": {"name": "lstm", "params": {"hidden": 8}},
+                "steps": 2,
+                "batch_size": 8,
+            }
+        )
+        for f in (True, False)
+    ]
     fresh, fixed = (prepare(s) for s in specs)
     assert "streams" in unstackable_reason(fresh)
     assert unstackable_reason(fixed) is None

@@ -21,8 +21,14 @@ needs_extra = pytest.mark.skipif(
     find_spec("peft") is None or find_spec("nevergrad") is None, reason="needs genlab[lora]"
 )
 
-SMALL = {"model.base_steps": 300, "model.lora_steps": 150, "task.n_upstream": 3,
-         "task.n_unseen": 2, "task.train_size": 600, "task.test_size": 300}  # fmt: skip
+SMALL = {
+    "model.base_steps": 300,
+    "model.lora_steps": 150,
+    "task.n_upstream": 3,
+    "task.n_unseen": 2,
+    "task.train_size": 600,
+    "task.test_size": 300,
+}
 
 
 def hub_spec(**over) -> dict:
@@ -107,11 +113,25 @@ HUB = CLAIMS.get("lora.hub").obj
 def hub_table(lorahub: list[float], ft_fit: float = 1.0) -> pd.DataFrame:
     rows = []
     for t, v in enumerate(lorahub):
-        for mode, acc in (("base", 0.32), ("uniform", 0.33 + 0.01 * (t % 2)), ("lorahub", v),
-                          ("best_single", 0.5), ("finetune", 0.53)):  # fmt: skip
-            rows.append({"mode": mode, "task": t, "seed": 0, "data_seed": 0, "run_id": f"{mode}{t}",
-                         "status": "done", "test": acc,
-                         "shots": ft_fit if mode == "finetune" else 0.5})  # fmt: skip
+        for mode, acc in (
+            ("base", 0.32),
+            ("uniform", 0.33 + 0.01 * (t % 2)),
+            ("lorahub", v),
+            ("best_single", 0.5),
+            ("finetune", 0.53),
+        ):
+            rows.append(
+                {
+                    "mode": mode,
+                    "task": t,
+                    "seed": 0,
+                    "data_seed": 0,
+                    "run_id": f"{mode}{t}",
+                    "status": "done",
+                    "test": acc,
+                    "shots": ft_fit if mode == "finetune" else 0.5,
+                }
+            )
     return pd.DataFrame(rows)
 
 

@@ -17,8 +17,10 @@ from genlab.tasks import TASKS
 def table(claim_id: str, values, **over) -> tuple:
     claim = CLAIMS.get(claim_id).obj
     cfg = claim.config("smoke", over)
-    rows = [{**a.labels, "run_id": a.spec.run_id, "status": "done", **values(a.labels)}
-            for a in claim.arms(cfg)]  # fmt: skip
+    rows = [
+        {**a.labels, "run_id": a.spec.run_id, "status": "done", **values(a.labels)}
+        for a in claim.arms(cfg)
+    ]
     return claim.evaluate(cfg, pd.DataFrame(rows))
 
 
@@ -69,12 +71,17 @@ def test_fld_probe_writes_the_closed_form_risk():
 
 @pytest.mark.parametrize(
     ("drops", "verdict"),
-    [((0.2, 0.25, 0.3, 0.22, 0.28), "reproduced"), ((0.0, 0.01, 0.02, 0.0, 0.01), "not reproduced"),
-     ((0.0, 0.3, 0.05, 0.2, 0.1), "inconclusive")],
-)  # fmt: skip
+    [
+        ((0.2, 0.25, 0.3, 0.22, 0.28), "reproduced"),
+        ((0.0, 0.01, 0.02, 0.0, 0.01), "not reproduced"),
+        ((0.0, 0.3, 0.05, 0.2, 0.1), "inconclusive"),
+    ],
+)
 def test_feature_contamination_one_test_per_verdict(drops, verdict):
-    r = table("ood.feature_contamination",
-              lambda lab: {"id": 0.97, "ood": 0.97 - drops[lab["seed"]], "r2": 0.95})  # fmt: skip
+    r = table(
+        "ood.feature_contamination",
+        lambda lab: {"id": 0.97, "ood": 0.97 - drops[lab["seed"]], "r2": 0.95},
+    )
     assert r.verdict == verdict, r.evidence
 
 
@@ -85,9 +92,12 @@ WIN, LOSE, NOISY = (0.1, 0.1, 0.1), (-0.1, -0.1, -0.1), (-0.2, 0.05, 0.25)
 
 @pytest.mark.parametrize(
     ("gains", "verdict"),
-    [((WIN, WIN, WIN, LOSE), "reproduced"), ((WIN, LOSE, LOSE, NOISY), "not reproduced"),
-     ((WIN, WIN, NOISY, LOSE), "inconclusive")],
-)  # fmt: skip
+    [
+        ((WIN, WIN, WIN, LOSE), "reproduced"),
+        ((WIN, LOSE, LOSE, NOISY), "not reproduced"),
+        ((WIN, WIN, NOISY, LOSE), "inconclusive"),
+    ],
+)
 def test_intermediate_layers_one_test_per_verdict(gains, verdict):
     shifts = ["rotation", "color", "appearance", "noise"]
 

@@ -66,8 +66,19 @@ def _plugin(tmp_path: Path, prefix: str) -> Path:
 
 
 def _run(plugin: Path, store: Path, *overrides: str):
-    return runner.invoke(app, ["--import", str(plugin), "run", "dg-colored", "steps=5",
-                               *overrides, "--store", str(store)])  # fmt: skip
+    return runner.invoke(
+        app,
+        [
+            "--import",
+            str(plugin),
+            "run",
+            "dg-colored",
+            "steps=5",
+            *overrides,
+            "--store",
+            str(store),
+        ],
+    )
 
 
 def test_model_with_wrong_number_of_logits_exits_2_naming_its_forward(tmp_path):
@@ -105,8 +116,9 @@ def test_a_plugin_keeping_the_contracts_trains_as_before(tmp_path):
 
 
 def test_unknown_name_suggests_a_close_one(tmp_path):
-    res = runner.invoke(app, ["run", "dg-colored", "method.name=ermm", "--store",
-                              str(tmp_path / "s")])  # fmt: skip
+    res = runner.invoke(
+        app, ["run", "dg-colored", "method.name=ermm", "--store", str(tmp_path / "s")]
+    )
     line = one_line_error(res, 2)
     assert "unknown method 'ermm' (did you mean 'erm'?); allowed: " in line
 

@@ -46,8 +46,10 @@ def write_method(path: Path, name: str, tag: str = "") -> Path:
 
 def spec_file(folder: Path, plugin_ref: str, method: str) -> Path:
     f = folder / "spec.toml"
-    f.write_text(f'imports = ["{plugin_ref}"]\nsteps = 3\n[task]\nname = "colored_digits"\n'
-                 f'[model]\nname = "mlp"\n[method]\nname = "{method}"\n')  # fmt: skip
+    f.write_text(
+        f'imports = ["{plugin_ref}"]\nsteps = 3\n[task]\nname = "colored_digits"\n'
+        f'[model]\nname = "mlp"\n[method]\nname = "{method}"\n'
+    )
     return f
 
 
@@ -74,8 +76,10 @@ def test_file_plugin_hash_in_run_id_path_not(tmp_path):
     assert edited.run_id != first
     assert "(edited)" in METHODS.get("user_erm_a").summary
     with pytest.raises(SpecError, match="changed since this spec was made"):
-        parse_spec(json.loads(spec.canonical_json()) | {"imports": [
-            {**spec.imports[0].model_dump(), "path": str(b / "my_erm.py")}]})  # fmt: skip
+        parse_spec(
+            json.loads(spec.canonical_json())
+            | {"imports": [{**spec.imports[0].model_dump(), "path": str(b / "my_erm.py")}]}
+        )
 
 
 def test_unused_plugin_is_not_recorded_and_builtin_ids_unchanged(tmp_path):
@@ -90,9 +94,21 @@ def test_unused_plugin_is_not_recorded_and_builtin_ids_unchanged(tmp_path):
 def test_cli_import_option_records_plugin_and_trains(tmp_path):
     plugin = write_method(tmp_path / "cli_erm.py", "user_erm_cli")
     store = tmp_path / "store"
-    res = CliRunner().invoke(app, ["--import", str(plugin), "run", "dg-colored", "steps=4",
-                                   "method.name=user_erm_cli", "--store", str(store), "--json",
-                                   "--no-plot"])  # fmt: skip
+    res = CliRunner().invoke(
+        app,
+        [
+            "--import",
+            str(plugin),
+            "run",
+            "dg-colored",
+            "steps=4",
+            "method.name=user_erm_cli",
+            "--store",
+            str(store),
+            "--json",
+            "--no-plot",
+        ],
+    )
     assert res.exit_code == 0, res.output
     rid = json.loads(res.stdout)["run_id"]
     shown = CliRunner().invoke(app, ["show", rid, "--store", str(store), "--json"])
@@ -111,11 +127,14 @@ def test_plugin_raising_at_import_exits_2_naming_file_and_line(tmp_path):
 
 def test_plugin_clashing_with_a_genlab_name_exits_2_and_registers_nothing(tmp_path):
     clash = tmp_path / "clash.py"
-    clash.write_text(textwrap.dedent(METHOD.format(name="user_before_clash", tag="")) +
-                     textwrap.dedent(METHOD.format(name="irm", tag="")))  # fmt: skip
+    clash.write_text(
+        textwrap.dedent(METHOD.format(name="user_before_clash", tag=""))
+        + textwrap.dedent(METHOD.format(name="irm", tag=""))
+    )
     store = tmp_path / "store"
-    res = CliRunner().invoke(app, ["--import", str(clash), "run", "dg-colored", "steps=3",
-                                   "--store", str(store)])  # fmt: skip
+    res = CliRunner().invoke(
+        app, ["--import", str(clash), "run", "dg-colored", "steps=3", "--store", str(store)]
+    )
     assert res.exit_code == 2
     msg = "".join(res.output.split())
     assert (
@@ -130,8 +149,11 @@ def test_two_plugins_clash_names_the_first(tmp_path):
     write_method(tmp_path / "one.py", "user_twice")
     write_method(tmp_path / "two.py", "user_twice")
     plugins.load(str(tmp_path / "one.py"))
-    with pytest.raises(SpecError, match=r"two\.py registers method 'user_twice', which plugin "
-                       r".*one\.py already has"):  # fmt: skip
+    with pytest.raises(
+        SpecError,
+        match=r"two\.py registers method 'user_twice', which plugin "
+        r".*one\.py already has",
+    ):
         plugins.load(str(tmp_path / "two.py"))
 
 
@@ -155,11 +177,14 @@ def test_module_plugin_and_entry_point_in_a_fresh_process(tmp_path):
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: userpkg\nVersion: 0.1\n")
     (dist / "entry_points.txt").write_text("[genlab.plugins]\nuser = userpkg.methods\n")
     env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{site}", "OMP_NUM_THREADS": "1"}
-    code = ("from genlab.spec import load_run_spec; "
-            "s = load_run_spec('dg-colored', ['steps=3', 'method.name=user_erm_ep']); "
-            "print(s.imports[0].model_dump_json())")  # fmt: skip
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                         timeout=120)  # fmt: skip
+    code = (
+        "from genlab.spec import load_run_spec; "
+        "s = load_run_spec('dg-colored', ['steps=3', 'method.name=user_erm_ep']); "
+        "print(s.imports[0].model_dump_json())"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 0, out.stderr
     ref = json.loads(out.stdout)
     assert ref["module"] == "userpkg.methods" and ref["path"] is None
@@ -174,8 +199,9 @@ def test_module_imported_before_it_is_named_is_still_recorded(tmp_path, monkeypa
     import nb_methods  # noqa: F401  (registers user_erm_nb outside genlab's view)
 
     try:
-        spec = load_run_spec("dg-colored", ["steps=3", "method.name=user_erm_nb",
-                                            'imports=["nb_methods"]'])  # fmt: skip
+        spec = load_run_spec(
+            "dg-colored", ["steps=3", "method.name=user_erm_nb", 'imports=["nb_methods"]']
+        )
         assert [r.module for r in spec.imports] == ["nb_methods"]
     finally:
         plugins._LOADED.pop("nb_methods", None)

@@ -16,11 +16,20 @@ from genlab.sweep import multirun, plan
 from genlab.sweep.runner import run_sweep
 from genlab.sweep.serial import serial
 
-ACC = {(s, "accuracy"): v for s, v in [("train/+90%", 0.912), ("train/+80%", 0.887),
-                                         ("val/+90%", 0.91), ("val/+80%", 0.88),
-                                         ("test/-90%", 0.102)]}  # fmt: skip
-LABELS = {"r1": {"method.name": "erm", "seed": 0, "data_seed": 0},
-          "r2": {"method.name": "mixup", "seed": 1, "data_seed": 1}}  # fmt: skip
+ACC = {
+    (s, "accuracy"): v
+    for s, v in [
+        ("train/+90%", 0.912),
+        ("train/+80%", 0.887),
+        ("val/+90%", 0.91),
+        ("val/+80%", 0.88),
+        ("test/-90%", 0.102),
+    ]
+}
+LABELS = {
+    "r1": {"method.name": "erm", "seed": 0, "data_seed": 0},
+    "r2": {"method.name": "mixup", "seed": 1, "data_seed": 1},
+}
 
 
 def _line(width: int, start: int = 0, run_id: str | None = None) -> tuple[str, str]:
@@ -28,8 +37,7 @@ def _line(width: int, start: int = 0, run_id: str | None = None) -> tuple[str, s
     out = io.StringIO()
     console = Console(file=out, width=width, force_terminal=False)
     with labelled(LABELS):
-        bar = RunProgress("colored_digits · mlp", 1000, start, True, run_id=run_id,
-                          console=console)  # fmt: skip
+        bar = RunProgress("colored_digits · mlp", 1000, start, True, run_id=run_id, console=console)
     with bar:
         bar.advance(start + 100)
         bar.show(ACC)
@@ -89,9 +97,19 @@ def test_a_sweep_labels_each_run_and_the_engine_reads_it(tmp_path, monkeypatch):
         seen.append(self.title)
 
     monkeypatch.setattr(progress.RunProgress, "__init__", spy)
-    sw = multirun("grokking", ["task.p=11", "steps=4", "batch_size=100000", 'model.name="mlp"',
-                               "model.params={}", "eval.every=2", "stop=[]",
-                               "optimizer.lr=1e-3,3e-3"])  # fmt: skip
+    sw = multirun(
+        "grokking",
+        [
+            "task.p=11",
+            "steps=4",
+            "batch_size=100000",
+            'model.name="mlp"',
+            "model.params={}",
+            "eval.every=2",
+            "stop=[]",
+            "optimizer.lr=1e-3,3e-3",
+        ],
+    )
     from genlab.store import Store
 
     run_sweep(sw, Store(tmp_path / "s"), serial, progress=True)

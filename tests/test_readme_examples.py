@@ -37,7 +37,7 @@ SKIP = {
     "genlab run grokking": LONG,
     "genlab run grokking task.p=113 batch_size=null": LONG,
     "genlab run my_experiment.toml seed=3": "the user's own spec file",
-    "genlab claims freeze ID --reason \"...\" --after-result": "writes the checkout's claims.lock",
+    'genlab claims freeze ID --reason "..." --after-result': "writes the checkout's claims.lock",
     "genlab run grokking --wait": LONG,
     "genlab run grokking --restart": LONG,
     "genlab run grokking-collapse": LONG,
@@ -86,7 +86,7 @@ SKIP = {
     "python examples/notebook.py": "tests/test_plugin_example.py runs it",
     "genlab export plugin-digits --mlflow mlruns/ --tensorboard tb/": "exports the plugin sweep "
     "above, not run here (tests/test_export.py checks both exports)",
-}  # fmt: skip
+}
 
 
 def blocks(lang: str) -> list[str]:
@@ -114,8 +114,13 @@ def workdir(tmp_path_factory) -> tuple[Path, dict[str, str], str]:
         (work / name).symlink_to(ROOT / name)
     store = work / "genlab-runs"
     run = run_spec(load_run_spec("grokking", TINY), Store(store), progress=False)
-    env = {**os.environ, "GENLAB_STORE": str(store), "MPLBACKEND": "Agg", "COLUMNS": "120",
-           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}  # fmt: skip
+    env = {
+        **os.environ,
+        "GENLAB_STORE": str(store),
+        "MPLBACKEND": "Agg",
+        "COLUMNS": "120",
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
     return work, env, run.run_id[:8]
 
 
@@ -129,8 +134,14 @@ def test_the_skip_list_names_readme_commands():
 def test_readme_command_runs(command: str, workdir):
     work, env, run_id = workdir
     line = re.sub(rf"\b{RUN_ID}\b", run_id, command)
-    res = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", line], cwd=work, env=env,
-                         capture_output=True, text=True, timeout=900)  # fmt: skip
+    res = subprocess.run(
+        ["bash", "-e", "-o", "pipefail", "-c", line],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     out = f"{res.stdout[-2000:]}\n{res.stderr[-3000:]}"
     assert res.returncode == 0, f"{command!r} exited {res.returncode}:\n{out}"
 
@@ -140,6 +151,12 @@ def test_readme_command_runs(command: str, workdir):
 def test_readme_python_runs(n: int, workdir):
     work, env, _ = workdir
     (work / f"readme_{n}.py").write_text(blocks("python")[n])
-    res = subprocess.run([sys.executable, f"readme_{n}.py"], cwd=work, env=env,
-                         capture_output=True, text=True, timeout=900)  # fmt: skip
+    res = subprocess.run(
+        [sys.executable, f"readme_{n}.py"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-3000:]

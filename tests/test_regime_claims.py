@@ -22,12 +22,24 @@ def finish(rows: list[dict]) -> pd.DataFrame:
 
 def updates_table(small, large, gbn, upd, log_fit=0.1, train_large=1.0):
     rows = []
-    for arm, accs in (("small", small), ("large", large), ("large_gbn", gbn),
-                      ("large_updates", upd)):  # fmt: skip
+    for arm, accs in (
+        ("small", small),
+        ("large", large),
+        ("large_gbn", gbn),
+        ("large_updates", upd),
+    ):
         for s, a in enumerate(accs):
             train = train_large if arm == "large" else 1.0
-            rows.append({"arm": arm, "seed": s, "test": a, "train": train, "log_fit": log_fit,
-                         "train_loss": 0.005 if arm == "large" else 0.001})  # fmt: skip
+            rows.append(
+                {
+                    "arm": arm,
+                    "seed": s,
+                    "test": a,
+                    "train": train,
+                    "log_fit": log_fit,
+                    "train_loss": 0.005 if arm == "large" else 0.001,
+                }
+            )
     return finish(rows)
 
 
@@ -37,17 +49,34 @@ SMALL = [0.985, 0.987, 0.986]
 @pytest.mark.parametrize(
     ("large", "gbn", "upd", "log_fit", "train_large", "verdict"),
     [
-        ([0.95, 0.96, 0.955], [0.97, 0.975, 0.972], [0.984, 0.986, 0.985], 0.1, 1.0,
-         "reproduced"),
-        ([0.985, 0.987, 0.986], [0.985, 0.987, 0.986], [0.985, 0.987, 0.986], 0.1, 1.0,
-         "not reproduced"),  # no gap at equal epochs
-        ([0.95, 0.99, 0.90], [0.97, 0.975, 0.972], [0.984, 0.986, 0.985], 0.1, 1.0,
-         "inconclusive"),  # the gap's CI straddles 0
-        ([0.95, 0.96, 0.955], [0.97, 0.975, 0.972], [0.984, 0.986, 0.985], 0.1, 0.5,
-         "inconclusive"),  # the large batch did not fit its training set
+        ([0.95, 0.96, 0.955], [0.97, 0.975, 0.972], [0.984, 0.986, 0.985], 0.1, 1.0, "reproduced"),
+        (
+            [0.985, 0.987, 0.986],
+            [0.985, 0.987, 0.986],
+            [0.985, 0.987, 0.986],
+            0.1,
+            1.0,
+            "not reproduced",
+        ),  # no gap at equal epochs
+        (
+            [0.95, 0.99, 0.90],
+            [0.97, 0.975, 0.972],
+            [0.984, 0.986, 0.985],
+            0.1,
+            1.0,
+            "inconclusive",
+        ),  # the gap's CI straddles 0
+        (
+            [0.95, 0.96, 0.955],
+            [0.97, 0.975, 0.972],
+            [0.984, 0.986, 0.985],
+            0.1,
+            0.5,
+            "inconclusive",
+        ),  # the large batch did not fit its training set
     ],
     ids=["gap-closed", "no-gap", "straddles", "unfit"],
-)  # fmt: skip
+)
 def test_updates_not_batch_judge(large, gbn, upd, log_fit, train_large, verdict):
     cfg = UPDATES.config("smoke")
     r = UPDATES.evaluate(cfg, updates_table(SMALL, large, gbn, upd, log_fit, train_large))
@@ -79,8 +108,9 @@ def test_log_vs_sqrt_tells_log_growth_from_a_random_walk():
     steps = np.unique(np.geomspace(1, 1000, 15).round()).astype(int)
 
     def metrics(values):
-        return pd.DataFrame({"step": steps, "split": "model", "metric": "weight_distance",
-                             "value": values})  # fmt: skip
+        return pd.DataFrame(
+            {"step": steps, "split": "model", "metric": "weight_distance", "value": values}
+        )
 
     assert log_vs_sqrt(metrics(np.log(steps) + 1.0)) > 0.1
     assert log_vs_sqrt(metrics(np.sqrt(steps))) < -0.1
@@ -90,8 +120,12 @@ def test_log_vs_sqrt_tells_log_growth_from_a_random_walk():
 def upsampling_table(orig, useful, train=1.0, random=None):
     rows = []
     for opt in ("gd", "sam"):
-        for data, accs in (("early", [0.9] * len(orig)), ("orig", orig), ("useful", useful),
-                           ("random", random or orig)):  # fmt: skip
+        for data, accs in (
+            ("early", [0.9] * len(orig)),
+            ("orig", orig),
+            ("useful", useful),
+            ("random", random or orig),
+        ):
             for s, a in enumerate(accs):
                 fit = 0.7 if data == "early" else train
                 rows.append({"optimiser": opt, "data": data, "seed": s, "test": a, "train": fit})
@@ -132,9 +166,18 @@ def test_an_arm_equal_to_another_keeps_its_measures():
     arms = UPDATES.arms(cfg)
     ids = [a.spec.run_id for a in arms]
     assert len(set(ids)) < len(ids)
-    metrics = pd.DataFrame([{"run_id": r, "step": 10, "split": "test/heldout",
-                             "metric": "accuracy", "value": i / 100}
-                            for i, r in enumerate(dict.fromkeys(ids))])  # fmt: skip
+    metrics = pd.DataFrame(
+        [
+            {
+                "run_id": r,
+                "step": 10,
+                "split": "test/heldout",
+                "metric": "accuracy",
+                "value": i / 100,
+            }
+            for i, r in enumerate(dict.fromkeys(ids))
+        ]
+    )
     runs = pd.DataFrame({"run_id": list(dict.fromkeys(ids)), "status": "done"})
     table = UPDATES.run_table(arms, runs, metrics)
     value = dict(zip(metrics["run_id"], metrics["value"], strict=True))

@@ -24,8 +24,13 @@ CURVES = {
 
 
 def _spec(method: str, lr: float, env: int, seed: int) -> dict:
-    return {"task": {"name": "toy", "params": {"test_envs": [env]}}, "method": {"name": method},
-            "optimizer": {"name": "adam", "lr": lr}, "seed": seed, "data_seed": seed}  # fmt: skip
+    return {
+        "task": {"name": "toy", "params": {"test_envs": [env]}},
+        "method": {"name": method},
+        "optimizer": {"name": "adam", "lr": lr},
+        "seed": seed,
+        "data_seed": seed,
+    }
 
 
 @pytest.fixture()
@@ -40,9 +45,11 @@ def report(tmp_path):
                     rows = []
                     for step, (val, test) in curve.items():
                         test += 0.02 * seed + shift + 0.1 * env * (step > 0)
-                        rows += [(step, "val/other", "accuracy", val),
-                                 (step, f"test/e{env}", "accuracy", test),
-                                 (step, "train/other", "accuracy", 1.0)]  # fmt: skip
+                        rows += [
+                            (step, "val/other", "accuracy", val),
+                            (step, f"test/e{env}", "accuracy", test),
+                            (step, "train/other", "accuracy", 1.0),
+                        ]
                     store.log_metrics(rid, rows)
                     store.finish(rid, "done", 200, 1.0)
                     ids.append(rid)
@@ -50,10 +57,19 @@ def report(tmp_path):
 
 
 def test_each_selection_rule_has_its_column(report):
-    ((table, caption),) = [v for k, v in report.blocks
-                           if k == "table" and "held-out environment" in v[1]]  # fmt: skip
-    assert table.columns.tolist() == ["method", "e0", "e1", "avg", "worst setting", "worst",
-                                      "oracle avg", "last checkpoint avg"]  # fmt: skip
+    ((table, caption),) = [
+        v for k, v in report.blocks if k == "table" and "held-out environment" in v[1]
+    ]
+    assert table.columns.tolist() == [
+        "method",
+        "e0",
+        "e1",
+        "avg",
+        "worst setting",
+        "worst",
+        "oracle avg",
+        "last checkpoint avg",
+    ]
     erm = table.set_index("method").loc["erm"]
     # training-domain validation: 0.40 / 0.42 on e0, +0.1 on e1
     assert erm["e0"].startswith("0.410 [") and erm["e1"].startswith("0.510 [")

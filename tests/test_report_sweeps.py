@@ -29,8 +29,9 @@ def swept(tmp_path_factory):
     root = tmp_path_factory.mktemp("rep")
     f = root / "s.toml"
     f.write_text(SWEEP)
-    res = CliRunner().invoke(app, ["sweep", str(f), "--store", str(root / "store"), "-q",
-                                   "-e", "vmap"])  # fmt: skip
+    res = CliRunner().invoke(
+        app, ["sweep", str(f), "--store", str(root / "store"), "-q", "-e", "vmap"]
+    )
     assert res.exit_code == 0, res.output
     return root
 
@@ -48,8 +49,9 @@ def test_fmt_ci_and_tables():
 @pytest.mark.parametrize("fmt", ["md", "latex", "html"])
 def test_sweep_report_in_each_format(swept, fmt):
     out = swept / f"report.{fmt}"
-    res = CliRunner().invoke(app, ["report", "tiny", "--store", str(swept / "store"),
-                                   "--format", fmt, "--out", str(out)])  # fmt: skip
+    res = CliRunner().invoke(
+        app, ["report", "tiny", "--store", str(swept / "store"), "--format", fmt, "--out", str(out)]
+    )
     assert res.exit_code == 0, res.output
     text = out.read_text()
     assert "optimizer.lr=0.001" in text and "optimizer.lr=0.01" in text
@@ -68,8 +70,9 @@ def test_sweep_report_in_each_format(swept, fmt):
 
 def test_report_of_run_ids(swept):
     ids = Store(swept / "store").runs()["run_id"].tolist()[:2]
-    res = CliRunner().invoke(app, ["report", *[i[:10] for i in ids], "--store",
-                                   str(swept / "store")])  # fmt: skip
+    res = CliRunner().invoke(
+        app, ["report", *[i[:10] for i in ids], "--store", str(swept / "store")]
+    )
     assert res.exit_code == 0, res.output
     assert "| group |" in res.output
 
@@ -90,14 +93,23 @@ def test_claims_report_lists_every_claim_with_verdict_and_paper(tmp_path):
     plt.figure(figsize=(1, 1))
     plt.savefig(fig)
     plt.close()
-    store.save_verdict({
-        "claim_id": "grokking.delayed_generalization", "config_id": "c", "budget": "smoke",
-        "config": {}, "verdict": "not reproduced", "statistic": {"x": 1.0},
-        "evidence": "0/3 seeds grokked", "figure": str(fig), "run_ids": [],
-    })  # fmt: skip
+    store.save_verdict(
+        {
+            "claim_id": "grokking.delayed_generalization",
+            "config_id": "c",
+            "budget": "smoke",
+            "config": {},
+            "verdict": "not reproduced",
+            "statistic": {"x": 1.0},
+            "evidence": "0/3 seeds grokked",
+            "figure": str(fig),
+            "run_ids": [],
+        }
+    )
     out = tmp_path / "claims.html"
-    res = CliRunner().invoke(app, ["claims", "report", "--store", str(store.root), "--format",
-                                   "html", "--out", str(out)])  # fmt: skip
+    res = CliRunner().invoke(
+        app, ["claims", "report", "--store", str(store.root), "--format", "html", "--out", str(out)]
+    )
     assert res.exit_code == 0, res.output
     text = out.read_text()
     for e in CLAIMS.entries():
@@ -106,7 +118,8 @@ def test_claims_report_lists_every_claim_with_verdict_and_paper(tmp_path):
     assert "data:image/png;base64," in text
     # full references, also for papers outside the catalogue
     assert "catalogue #55" in text and "Invariant risk minimization" in text
-    res = CliRunner().invoke(app, ["claims", "report", "--family", "grokking", "--store",
-                                   str(store.root)])  # fmt: skip
+    res = CliRunner().invoke(
+        app, ["claims", "report", "--family", "grokking", "--store", str(store.root)]
+    )
     assert res.exit_code == 0 and "grokking.delayed_generalization" in res.output
     assert "not run" in res.output or "not reproduced" in res.output

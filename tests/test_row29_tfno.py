@@ -46,8 +46,12 @@ def test_spectral_parameter_counts_of_the_claims_arms():
     info = burgers_1d(BurgersParams(n_train=2, n_test=1), 0).info
     size = {"modes": 16, "width": 32, "layers": 4}
     dense = spectral_parameters(MODELS.get("fno").obj(MODELS.get("fno").params(**size), info))
-    tucker = {r: spectral_parameters(MODELS.get("tfno").obj(
-        MODELS.get("tfno").params(**size, rank=r), info)) for r in (1.0, 0.05, 0.005)}  # fmt: skip
+    tucker = {
+        r: spectral_parameters(
+            MODELS.get("tfno").obj(MODELS.get("tfno").params(**size, rank=r), info)
+        )
+        for r in (1.0, 0.05, 0.005)
+    }
     assert dense == 4 * 32 * 32 * 9
     assert tucker == {1.0: 36768, 0.05: 1896, 0.005: 296}
     assert dense / tucker[0.05] >= 10
@@ -89,8 +93,16 @@ def table(dense, reduced, fine_factor=1.5, train_reduced=0.02):
     rows = []
     for arm, errs in (("dense", dense), ("matched", dense), ("reduced", reduced)):
         for s, e in enumerate(errs):
-            rows.append({"arm": arm, "seed": s, "data_seed": s, "test": e, "fine": e * fine_factor,
-                         "train": train_reduced if arm == "reduced" else 0.02})  # fmt: skip
+            rows.append(
+                {
+                    "arm": arm,
+                    "seed": s,
+                    "data_seed": s,
+                    "test": e,
+                    "fine": e * fine_factor,
+                    "train": train_reduced if arm == "reduced" else 0.02,
+                }
+            )
     t = pd.DataFrame(rows)
     t["status"], t["run_id"] = "done", [f"r{i}" for i in range(len(t))]
     return t

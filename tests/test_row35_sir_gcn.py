@@ -43,8 +43,9 @@ def test_sir_conv_message_depends_on_both_ends():
     assert torch.allclose(conv(x, edges)[0], want, atol=1e-6)
     x2 = x.clone()
     x2[0] = torch.tensor([0.0, 1.0])  # the receiver changes: so does what it receives
-    assert not torch.allclose(conv(x2, edges)[0] - conv.relation.bias,
-                              conv(x, edges)[0] - conv.relation.bias)  # fmt: skip
+    assert not torch.allclose(
+        conv(x2, edges)[0] - conv.relation.bias, conv(x, edges)[0] - conv.relation.bias
+    )
 
 
 @pytest.mark.parametrize("model", ["pyg_gcn", "gin", "sir_gcn"])
@@ -62,9 +63,17 @@ def test_models_read_dense_graphs_and_refuse_other_tasks(model):
 
 
 def table(r2: dict[str, list[float]], train_sir: float = 1.0) -> pd.DataFrame:
-    rows = [{"model": m, "seed": s, "data_seed": s, "test": v,
-             "train": train_sir if m == "sir_gcn" else v}
-            for m, vals in r2.items() for s, v in enumerate(vals)]  # fmt: skip
+    rows = [
+        {
+            "model": m,
+            "seed": s,
+            "data_seed": s,
+            "test": v,
+            "train": train_sir if m == "sir_gcn" else v,
+        }
+        for m, vals in r2.items()
+        for s, v in enumerate(vals)
+    ]
     t = pd.DataFrame(rows)
     t["status"], t["run_id"] = "done", [f"r{i}" for i in range(len(t))]
     return t

@@ -30,8 +30,10 @@ def test_appliances_have_their_kind():
 
 
 def test_arms_share_their_windows_and_tests():
-    data = {a: industrial_load(IndustrialLoadParams(augment=a, **SMALL), 3)
-            for a in ("none", "random", "amda")}  # fmt: skip
+    data = {
+        a: industrial_load(IndustrialLoadParams(augment=a, **SMALL), 3)
+        for a in ("none", "random", "amda")
+    }
     none = data["none"]
     for a in ("random", "amda"):
         d = data[a]
@@ -59,9 +61,18 @@ def test_seq2point_maps_windows_to_one_value():
 
 
 def table(nde: dict[str, list[float]], train: float = 0.05) -> pd.DataFrame:
-    rows = [{"augment": a, "seed": s, "data_seed": s, "site_b": v, "site_a": 0.1,
-             "train": train if a == "amda" else 0.05}
-            for a, vals in nde.items() for s, v in enumerate(vals)]  # fmt: skip
+    rows = [
+        {
+            "augment": a,
+            "seed": s,
+            "data_seed": s,
+            "site_b": v,
+            "site_a": 0.1,
+            "train": train if a == "amda" else 0.05,
+        }
+        for a, vals in nde.items()
+        for s, v in enumerate(vals)
+    ]
     t = pd.DataFrame(rows)
     t["status"], t["run_id"] = "done", [f"r{i}" for i in range(len(t))]
     return t
@@ -82,6 +93,7 @@ RANDOM = [0.45, 0.46, 0.44, 0.45, 0.47]
     ids=["ordered", "amda-no-better", "straddles", "unfit"],
 )
 def test_amda_judge(amda, train, verdict):
-    r = CLAIM.evaluate(CLAIM.config("full"), table({"none": NONE, "random": RANDOM, "amda": amda},
-                                                   train))  # fmt: skip
+    r = CLAIM.evaluate(
+        CLAIM.config("full"), table({"none": NONE, "random": RANDOM, "amda": amda}, train)
+    )
     assert r.verdict == verdict, r.evidence

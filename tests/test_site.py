@@ -30,10 +30,19 @@ from genlab.cli import app
 CLAIM = "dg.rationale_invariance"  # cites catalogue row 8
 SETS = {"suite": '["colored_digits:2"]', "steps": "40", "eval_every": "20", "seeds": "2"}
 CHROMIUM = Path(os.environ.get("GENLAB_CHROMIUM", "/usr/bin/chromium"))
-ARTIFACTS = Path(os.environ.get("GENLAB_TEST_ARTIFACTS",
-                                Path(__file__).resolve().parents[1] / "test-artifacts"))  # fmt: skip
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]  # fmt: skip
+ARTIFACTS = Path(
+    os.environ.get("GENLAB_TEST_ARTIFACTS", Path(__file__).resolve().parents[1] / "test-artifacts")
+)
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def cli(*args: str) -> str:
@@ -54,8 +63,15 @@ def site(tmp_path_factory):
     store = root / "store"
     sets = [a for k, v in SETS.items() for a in ("--set", f"{k}={v}")]
     cli("claims", "run", CLAIM, "--budget", "smoke", *sets, "--store", str(store), "-q")
-    genlab.sweep({"name": "site-sweep", "base": "dg-colored", "set": ["steps=20", "eval.every=10"],
-                  "grid": {"method.name": ["erm", "irm"]}}, store=store)  # fmt: skip
+    genlab.sweep(
+        {
+            "name": "site-sweep",
+            "base": "dg-colored",
+            "set": ["steps=20", "eval.every=10"],
+            "grid": {"method.name": ["erm", "irm"]},
+        },
+        store=store,
+    )
     cli("run", *SINGLE, "--store", str(store), "-q")
     out = root / "site"
     assert cli("site", str(out), "--store", str(store)).strip().endswith("index.html")
@@ -136,8 +152,15 @@ def test_claim_page_reproduce_command_and_provenance(site):
     assert len(after) == len(before) and set(after["config_id"]) == set(before["config_id"])
     import torch
 
-    for fact in ("genlab version", "git commit", "torch version", "host", "claim wall time",
-                 "run ids", torch.__version__):  # fmt: skip
+    for fact in (
+        "genlab version",
+        "git commit",
+        "torch version",
+        "host",
+        "claim wall time",
+        "run ids",
+        torch.__version__,
+    ):
         assert fact in html
     for rid in before["run_ids"].iloc[0]:
         assert rid in html
@@ -155,8 +178,17 @@ def test_sweep_page_reproduce_file_is_a_sweep_file(site, tmp_path):
     it is the same sweep: the same id, the same runs."""
     out, store = site
     [sid] = genlab.Store(store).sweeps()["sweep_id"]
-    res = CliRunner().invoke(app, ["sweep", str(out / "sweeps" / f"{sid}.json"), "--dry-run",
-                                   "--json", "--store", str(tmp_path / "st")])  # fmt: skip
+    res = CliRunner().invoke(
+        app,
+        [
+            "sweep",
+            str(out / "sweeps" / f"{sid}.json"),
+            "--dry-run",
+            "--json",
+            "--store",
+            str(tmp_path / "st"),
+        ],
+    )
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
     runs = genlab.Store(store).sweep(sid)["runs"]
@@ -174,8 +206,9 @@ def test_every_claim_page_and_row_shows_its_papers(site):
     out, _ = site
     names = {n: p.name for n, p in catalogue().items()}
     index = (out / "index.html").read_text()
-    rows = dict(re.findall(r'<tr id="claim-([^"]+)".*?<td data-label="Papers">(.*?)</td>', index,
-                           re.S))  # fmt: skip
+    rows = dict(
+        re.findall(r'<tr id="claim-([^"]+)".*?<td data-label="Papers">(.*?)</td>', index, re.S)
+    )
     assert len(rows) == len(CLAIMS.entries())
     for entry in CLAIMS.entries():
         page = (out / "claims" / f"{entry.name}.html").read_text()
@@ -201,26 +234,34 @@ def test_site_opens_on_the_recorded_verdicts(site):
     recorded = json.loads(RECORDED.read_text())
     index = (out / "index.html").read_text()
     assert 'select data-key="recorded"' in index and "docs/verdicts.json" in index
-    rows = dict(re.findall(r'<tr id="claim-([^"]+)" data-verdict="[^"]+" data-recorded="([^"]+)"',
-                           index))  # fmt: skip
+    rows = dict(
+        re.findall(r'<tr id="claim-([^"]+)" data-verdict="[^"]+" data-recorded="([^"]+)"', index)
+    )
     assert set(recorded) <= set(rows)  # a claim registered since the file was made: not run
     assert all(rows[c] == "not-run" for c in set(rows) - set(recorded))
     for cid, d in recorded.items():
-        shown = next((d[b]["verdict"] for b in ("full", "smoke")
-                      if d[b]["verdict"] != "not run"), "not run")  # fmt: skip
+        shown = next(
+            (d[b]["verdict"] for b in ("full", "smoke") if d[b]["verdict"] != "not run"), "not run"
+        )
         assert rows[cid] == shown.replace(" ", "-"), cid
     page = (out / "claims" / f"{CLAIM}.html").read_text()
     rec = re.search(r'<section id="recorded">(.*)<section id="claim">', page, re.S).group(1)
     full = recorded[CLAIM]["full"]
-    assert f'<span class="badge v-{full["verdict"].replace(" ", "-")}">{full["verdict"]} ' \
-        '<span class="budget">full</span>' in rec and full["measured"] in rec  # fmt: skip
+    assert (
+        f'<span class="badge v-{full["verdict"].replace(" ", "-")}">{full["verdict"]} '
+        '<span class="budget">full</span>'
+        in rec
+        and full["measured"] in rec
+    )
     assert 'id="recorded-full"' in rec and 'id="recorded-smoke"' in rec
     assert recorded[CLAIM]["scope_note"] in html_lib.unescape(rec)
     # the smoke verdict of the store stands beside the recorded smoke verdict, linked
     smoke = rec.split('id="recorded-smoke"', 1)[1]
     assert re.search(r'measured here</span> <a href="#verdict-smoke-\w+">', smoke)
-    assert "measured here</span> <span class=\"badge v-not-run\">" in rec.split(
-        'id="recorded-smoke"', 1)[0]  # fmt: skip
+    assert (
+        'measured here</span> <span class="badge v-not-run">'
+        in rec.split('id="recorded-smoke"', 1)[0]
+    )
 
 
 def _recorded_site(tmp_path, recorded):
@@ -239,15 +280,34 @@ def _recorded_site(tmp_path, recorded):
 def test_recorded_verdict_under_the_current_rules(tmp_path):
     """A verdict measured under the current rules shows its scope, reason, needs, controls'
     measured verdicts, seeds and times; with no full verdict the smoke one is shown."""
-    measured = {"verdict": "inconclusive", "decision": "reproduced", "scope": "proxy",
-                "design_hash": "abc123", "frozen": True, "seeds": 5, "wall_s": 12.5,
-                "cpu_s": 20.0, "controls": {"negative": "not reproduced", "positive": None},
-                "evidence": "gain 0.01 [-0.01, 0.03]. Inconclusive because controls not run.",
-                "reason": "controls not run: positive", "needs": "run its controls: <here>",
-                "measured": "2026-12-02", "rules": "measured"}  # fmt: skip
-    recorded = {CLAIM: {"id": CLAIM, "family": "dg", "scope": "proxy", "scope_note": "digits",
-                        "papers": [8], "smoke": measured, "full": {"verdict": "not run"},
-                        "changes": [{"budget": "full", "reason": "more seeds"}]}}  # fmt: skip
+    measured = {
+        "verdict": "inconclusive",
+        "decision": "reproduced",
+        "scope": "proxy",
+        "design_hash": "abc123",
+        "frozen": True,
+        "seeds": 5,
+        "wall_s": 12.5,
+        "cpu_s": 20.0,
+        "controls": {"negative": "not reproduced", "positive": None},
+        "evidence": "gain 0.01 [-0.01, 0.03]. Inconclusive because controls not run.",
+        "reason": "controls not run: positive",
+        "needs": "run its controls: <here>",
+        "measured": "2026-12-02",
+        "rules": "measured",
+    }
+    recorded = {
+        CLAIM: {
+            "id": CLAIM,
+            "family": "dg",
+            "scope": "proxy",
+            "scope_note": "digits",
+            "papers": [8],
+            "smoke": measured,
+            "full": {"verdict": "not run"},
+            "changes": [{"budget": "full", "reason": "more seeds"}],
+        }
+    }
     out = _recorded_site(tmp_path, recorded)
     index = (out / "index.html").read_text()
     row = re.search(rf'<tr id="claim-{re.escape(CLAIM)}".*?</tr>', index, re.S).group(0)
@@ -261,10 +321,17 @@ def test_recorded_verdict_under_the_current_rules(tmp_path):
     full, smoke = page.split('id="recorded-smoke"', 1)[0], page.split('id="recorded-smoke"', 1)[1]
     assert "No verdict was recorded at this budget." in full.split('id="recorded-full"', 1)[1]
     smoke = smoke.split('<section id="claim">', 1)[0]
-    for text in ("Inconclusive because</strong> controls not run: positive",
-                 "run its controls: &lt;here&gt;", '<span class="badge v-not-reproduced">',
-                 'positive: <span class="badge v-not-run">', "abc123", "12.5 s", "20.0 s",
-                 "<dt>seeds</dt><dd>5</dd>", "decision</dt><dd>reproduced</dd>"):  # fmt: skip
+    for text in (
+        "Inconclusive because</strong> controls not run: positive",
+        "run its controls: &lt;here&gt;",
+        '<span class="badge v-not-reproduced">',
+        'positive: <span class="badge v-not-run">',
+        "abc123",
+        "12.5 s",
+        "20.0 s",
+        "<dt>seeds</dt><dd>5</dd>",
+        "decision</dt><dd>reproduced</dd>",
+    ):
         assert text in smoke, text
     assert "earlier rules" not in smoke
     assert "more seeds" in page and 'id="recorded-changes"' in page
@@ -294,8 +361,12 @@ def browser_page(problems: list[str]) -> Iterator[Any]:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p, tempfile.TemporaryDirectory() as profile:
         browser = p.chromium.launch_persistent_context(
-            profile, executable_path=str(CHROMIUM), headless=True, args=FLAGS,
-            viewport={"width": 1280, "height": 900})  # fmt: skip
+            profile,
+            executable_path=str(CHROMIUM),
+            headless=True,
+            args=FLAGS,
+            viewport={"width": 1280, "height": 900},
+        )
         page = browser.new_page()
         page.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
         page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
@@ -307,8 +378,10 @@ def browser_page(problems: list[str]) -> Iterator[Any]:
 
 
 # an image has loaded (waiting for a lazy one scrolled into view) and has pixels
-LOADED = ("(img) => (img.complete ? Promise.resolve() : new Promise(r => { img.onload = r; "
-          "img.onerror = r; })).then(() => img.naturalWidth > 0)")  # fmt: skip
+LOADED = (
+    "(img) => (img.complete ? Promise.resolve() : new Promise(r => { img.onload = r; "
+    "img.onerror = r; })).then(() => img.naturalWidth > 0)"
+)
 
 
 def test_site_in_a_real_browser(site):
@@ -378,8 +451,23 @@ def test_site_in_a_real_browser(site):
     assert problems == []
 
 
-@pytest.mark.parametrize("value", [None, True, 3, 1e-3, 0.1, float("inf"), "a b", "x:1",
-                                   [1, 2.5], ["colored_digits:2"], {"lr": 0.01, "k": [1]}, []])  # fmt: skip
+@pytest.mark.parametrize(
+    "value",
+    [
+        None,
+        True,
+        3,
+        1e-3,
+        0.1,
+        float("inf"),
+        "a b",
+        "x:1",
+        [1, 2.5],
+        ["colored_digits:2"],
+        {"lr": 0.01, "k": [1]},
+        [],
+    ],
+)
 def test_reproduce_values_parse_back(value):
     from genlab.report.site.data import toml_literal
     from genlab.spec import parse_value
@@ -418,8 +506,10 @@ def test_fresh_clone_shows_every_recorded_verdict_with_scope_and_figure(fresh_si
         if budget is None:
             continue
         rec, row = entry[budget], html_lib.unescape(rows[cid])
-        assert f'<span class="badge v-{rec["verdict"].replace(" ", "-")}">{rec["verdict"]} ' \
-            f'<span class="budget">{budget}</span>' in row, cid  # fmt: skip
+        assert (
+            f'<span class="badge v-{rec["verdict"].replace(" ", "-")}">{rec["verdict"]} '
+            f'<span class="budget">{budget}</span>' in row
+        ), cid
         assert rec["measured"] in row and f"scope: {rec.get('scope') or entry['scope']}" in row
         src = f"figures/evidence-{cid}.svg"
         assert f'<img src="{src}"' in row, cid
@@ -438,8 +528,11 @@ def test_evidence_figure_draws_each_part_against_its_thresholds(fresh_site):
     from genlab.report.site.evidence import parts_from_text
 
     recorded = json.loads(RECORDED.read_text())
-    with_parts = {c: parts_from_text(e["full"]["evidence"]) for c, e in recorded.items()
-                  if "(n=" in e["full"].get("evidence", "")}  # fmt: skip
+    with_parts = {
+        c: parts_from_text(e["full"]["evidence"])
+        for c, e in recorded.items()
+        if "(n=" in e["full"].get("evidence", "")
+    }
     cid, parts = next((c, p) for c, p in sorted(with_parts.items()) if p and p[0].verdict)
     svg = (fresh_site / "figures" / f"evidence-{cid}.svg").read_text()
     for p in parts:
@@ -447,8 +540,11 @@ def test_evidence_figure_draws_each_part_against_its_thresholds(fresh_site):
         assert f'<g class="{p.verdict.replace(" ", "-")}">' in svg
     assert 'class="null"' in svg or 'class="band"' in svg
     assert 'class="smallest"' in svg or 'class="band"' in svg
-    counted = next(c for c, e in sorted(recorded.items()) if e["full"]["verdict"] != "not run"
-                   and not parts_from_text(e["full"]["evidence"]))  # fmt: skip
+    counted = next(
+        c
+        for c, e in sorted(recorded.items())
+        if e["full"]["verdict"] != "not run" and not parts_from_text(e["full"]["evidence"])
+    )
     svg = (fresh_site / "figures" / f"evidence-{counted}.svg").read_text()
     assert "not by an interval: see the evidence" in svg
 
@@ -467,10 +563,20 @@ def test_fresh_clone_claim_pages_link_their_papers(fresh_site):
 
 
 def _interval_cases():
-    for est, lo, hi in [(0.05, 0.02, 0.08), (0.005, 0.001, 0.01), (-0.01, -0.03, 0.01),
-                        (0.0, -0.004, 0.004), (0.3, 0.25, 0.35), (float("nan"), 0.0, 1.0)]:  # fmt: skip
-        for kw in ({"null": 0.0, "smallest": 0.02}, {"null": 0.0, "smallest": 0.02, "above": False},
-                   {"smallest": 0.005, "absence": True}, {"null": 0.5, "smallest": 0.5, "above": False}):  # fmt: skip
+    for est, lo, hi in [
+        (0.05, 0.02, 0.08),
+        (0.005, 0.001, 0.01),
+        (-0.01, -0.03, 0.01),
+        (0.0, -0.004, 0.004),
+        (0.3, 0.25, 0.35),
+        (float("nan"), 0.0, 1.0),
+    ]:
+        for kw in (
+            {"null": 0.0, "smallest": 0.02},
+            {"null": 0.0, "smallest": 0.02, "above": False},
+            {"smallest": 0.005, "absence": True},
+            {"null": 0.5, "smallest": 0.5, "above": False},
+        ):
             yield est, lo, hi, kw
 
 
@@ -497,17 +603,44 @@ def test_recorded_intervals_are_drawn_as_recorded():
     them, not from its evidence text; an interval without bounds is drawn as its estimate only."""
     from genlab.report.site.evidence import figure, parts_of
 
-    rec = {"verdict": "inconclusive", "measured": "2026-12-04", "evidence": "x 0.1 [0.0, 0.2]",
-           "intervals": [{"name": "gain <b>", "estimate": 0.05, "lo": 0.01, "hi": 0.09, "n": 5,
-                          "null": 0.0, "smallest": 0.02, "above": True, "absence": False,
-                          "verdict": "reproduced"},
-                         {"name": "one seed", "estimate": 0.3, "lo": None, "hi": None, "n": 1,
-                          "null": 0.0, "smallest": 0.1, "above": True, "absence": False}]}  # fmt: skip
+    rec = {
+        "verdict": "inconclusive",
+        "measured": "2026-12-04",
+        "evidence": "x 0.1 [0.0, 0.2]",
+        "intervals": [
+            {
+                "name": "gain <b>",
+                "estimate": 0.05,
+                "lo": 0.01,
+                "hi": 0.09,
+                "n": 5,
+                "null": 0.0,
+                "smallest": 0.02,
+                "above": True,
+                "absence": False,
+                "verdict": "reproduced",
+            },
+            {
+                "name": "one seed",
+                "estimate": 0.3,
+                "lo": None,
+                "hi": None,
+                "n": 1,
+                "null": 0.0,
+                "smallest": 0.1,
+                "above": True,
+                "absence": False,
+            },
+        ],
+    }
     parts = parts_of(rec)
-    assert [(p.name, p.verdict) for p in parts] == [("gain <b>", "reproduced"),
-                                                      ("one seed", "inconclusive")]  # fmt: skip
-    svg = figure("x.y", {"scope": "proxy", "full": rec, "smoke": {"verdict": "not run"}},
-                 ("full", "smoke"))  # fmt: skip
+    assert [(p.name, p.verdict) for p in parts] == [
+        ("gain <b>", "reproduced"),
+        ("one seed", "inconclusive"),
+    ]
+    svg = figure(
+        "x.y", {"scope": "proxy", "full": rec, "smoke": {"verdict": "not run"}}, ("full", "smoke")
+    )
     assert "gain &lt;b&gt;" in svg and "<b>" not in svg and "0.300 [nan, nan] n=1" in svg
     assert "not run at this budget" in svg and "2026-12-04" in svg
 
@@ -600,8 +733,11 @@ def _resolves_inside(out: Path) -> list[str]:
                 continue  # the namespace, not a link
             target = ref.partition("#")[0]
             dest = (page.parent / target).resolve() if target else page
-            if re.match(r"^([a-z][a-z0-9+.-]*:|/)", ref) or not dest.is_relative_to(root) \
-                    or not dest.is_file():  # fmt: skip
+            if (
+                re.match(r"^([a-z][a-z0-9+.-]*:|/)", ref)
+                or not dest.is_relative_to(root)
+                or not dest.is_file()
+            ):
                 bad.append(f"{page.relative_to(root)}: {ref}")
     return bad
 
@@ -648,14 +784,17 @@ def test_the_link_check_can_fail(tmp_path):
     from genlab.report.site.links import outside_links
 
     (tmp_path / "runs").mkdir()
-    (tmp_path / "index.html").write_text('<p id="here"></p><a href="#here">a</a><img src="f.svg">'
-                                         '<a href="runs/r.html#top">r</a>')  # fmt: skip
+    (tmp_path / "index.html").write_text(
+        '<p id="here"></p><a href="#here">a</a><img src="f.svg"><a href="runs/r.html#top">r</a>'
+    )
     (tmp_path / "f.svg").write_text("<svg/>")
     (tmp_path / "runs" / "r.html").write_text('<h1 id="top"></h1><a href="../index.html">i</a>')
     assert outside_links(tmp_path) == [] and _resolves_inside(tmp_path) == []
-    (tmp_path / "bad.html").write_text('<a href="../elsewhere.html">x</a><img src="/abs.png">'
-                                       '<a href="https://example.org/">y</a><a href="index.html#nope">'
-                                       '</a><a href="runs/none.html">z</a>')  # fmt: skip
+    (tmp_path / "bad.html").write_text(
+        '<a href="../elsewhere.html">x</a><img src="/abs.png">'
+        '<a href="https://example.org/">y</a><a href="index.html#nope">'
+        '</a><a href="runs/none.html">z</a>'
+    )
     bad = outside_links(tmp_path)
     assert len(bad) == 5 and len(_resolves_inside(tmp_path)) == 4  # (anchors: the site's check)
 
@@ -673,8 +812,10 @@ def test_runs_page_and_recorded_verdicts_in_a_real_browser(site, fresh_site):
         row = page.locator("#claim-" + cid.replace(".", "\\."))
         cell = row.locator("td[data-label=Recorded]")
         assert cell.locator(".badge").first.inner_text().startswith("reproduced")
-        assert f"scope: {recorded[cid]['full'].get('scope') or recorded[cid]['scope']}" in \
-            cell.inner_text()  # fmt: skip
+        assert (
+            f"scope: {recorded[cid]['full'].get('scope') or recorded[cid]['scope']}"
+            in cell.inner_text()
+        )
         img = cell.locator("img")
         img.scroll_into_view_if_needed()
         assert img.evaluate(LOADED), img.get_attribute("src")
@@ -682,8 +823,11 @@ def test_runs_page_and_recorded_verdicts_in_a_real_browser(site, fresh_site):
 
         row.locator(f"a[href='claims/{cid}.html']").first.click()
         page.wait_for_load_state("load")
-        refs = [r.row for r in __import__("genlab.claims", fromlist=["CLAIMS"]).CLAIMS.get(cid)
-                .obj.papers if r.row is not None]  # fmt: skip
+        refs = [
+            r.row
+            for r in __import__("genlab.claims", fromlist=["CLAIMS"]).CLAIMS.get(cid).obj.papers
+            if r.row is not None
+        ]
         for n in refs:
             assert page.locator(f"#papers a[href='../index.html#paper-{n}']").count() == 1
         figure = page.locator("#evidence-figure img")
@@ -706,8 +850,10 @@ def test_runs_page_and_recorded_verdicts_in_a_real_browser(site, fresh_site):
         # a metric range: only the runs whose value lies in it stay, the column shows the metric
         metric = "val/+90%:accuracy"
         page.select_option(".controls[data-for=runs-table] select[data-key=metric]", metric)
-        values = {r: json.loads(r_["summary"])["final"][metric] for r, r_ in
-                  genlab.Store(store).runs().set_index("run_id").iterrows()}  # fmt: skip
+        values = {
+            r: json.loads(r_["summary"])["final"][metric]
+            for r, r_ in genlab.Store(store).runs().set_index("run_id").iterrows()
+        }
         cut = sorted(values.values())[len(values) // 2]
         page.fill(".controls[data-for=runs-table] input[data-key=metric-min]", repr(cut))
         keep = {r for r, v in values.items() if v >= cut}
@@ -735,17 +881,28 @@ def test_no_html_is_assembled_in_python():
     import ast
 
     src = Path(genlab.__file__).parent / "report"
-    tag = re.compile(r"<(html|body|div|p|table|tr|td|th|a|img|span|section|h[1-6]|ul|li|dl|dt|dd|"
-                     r"pre|code|figure|svg|script|style|label|select|option|input)[\s>/]")  # fmt: skip
+    tag = re.compile(
+        r"<(html|body|div|p|table|tr|td|th|a|img|span|section|h[1-6]|ul|li|dl|dt|dd|"
+        r"pre|code|figure|svg|script|style|label|select|option|input)[\s>/]"
+    )
     found = []
     for path in sorted(src.rglob("*.py")):
         tree = ast.parse(path.read_text())
-        docs = {id(n.body[0].value) for n in ast.walk(tree)
-                if isinstance(n, ast.Module | ast.FunctionDef | ast.ClassDef) and n.body
-                and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}  # fmt: skip
+        docs = {
+            id(n.body[0].value)
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Module | ast.FunctionDef | ast.ClassDef)
+            and n.body
+            and isinstance(n.body[0], ast.Expr)
+            and isinstance(n.body[0].value, ast.Constant)
+        }
         for node in ast.walk(tree):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) \
-                    and id(node) not in docs and tag.search(node.value):  # fmt: skip
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and id(node) not in docs
+                and tag.search(node.value)
+            ):
                 found.append(f"{path.relative_to(src)}:{node.lineno}")
     assert found == []
     from genlab.report.templating import environment

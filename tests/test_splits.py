@@ -39,10 +39,12 @@ def test_random_split_leaks_families():
 
 @pytest.mark.parametrize(
     ("call", "match"),
-    [(lambda: random_split(10, 1.0, 0), "test_fraction"),
-     (lambda: clusters(np.zeros((3, 2)), 0.0), "threshold"),
-     (lambda: cluster_split(np.zeros((4, 2)), 0.5, 1.0, 0), "one cluster")],
-)  # fmt: skip
+    [
+        (lambda: random_split(10, 1.0, 0), "test_fraction"),
+        (lambda: clusters(np.zeros((3, 2)), 0.0), "threshold"),
+        (lambda: cluster_split(np.zeros((4, 2)), 0.5, 1.0, 0), "one cluster"),
+    ],
+)
 def test_split_errors_name_the_field(call, match):
     with pytest.raises(ValueError, match=match):
         call()

@@ -56,8 +56,12 @@ def assert_same_metrics(a: Store, b: Store, ids: list[str], atol=2e-5) -> None:
     ],
 )
 def test_vmap_equals_run_spec_alone(tmp_path, variant):
-    specs = [tiny(0, 1e-3, 1.0, **variant), tiny(1, 1e-3, 1.0, **variant),
-             tiny(2, 3e-3, 0.1, **variant), tiny(0, 1e-2, 0.0, **variant)]  # fmt: skip
+    specs = [
+        tiny(0, 1e-3, 1.0, **variant),
+        tiny(1, 1e-3, 1.0, **variant),
+        tiny(2, 3e-3, 0.1, **variant),
+        tiny(0, 1e-2, 0.0, **variant),
+    ]
     assert len(stack_groups(specs)) == 1
     ref, got = Store(tmp_path / "ref"), Store(tmp_path / "vmap")
     for s in specs:
@@ -134,12 +138,24 @@ def test_vmap_resumes_engine_checkpoints_and_engine_resumes_vmap(tmp_path, monke
 
 
 def test_three_methods_three_seeds_same_numbers_with_each_executor(tmp_path):
-    sweep = parse_sweep({
-        "name": "methods", "base": "grokking", "seeds": 3, "unset": ["batch_size", "stop"],
-        "set": ["task.p=11", "model.name='mlp'", "model.width=32", "model.embed_dim=8",
-                "steps=30", "eval.every=10", "eval.log_points=3"],
-        "grid": {"method.name": ["erm", "groupdro", "perpgrad"]},
-    })  # fmt: skip
+    sweep = parse_sweep(
+        {
+            "name": "methods",
+            "base": "grokking",
+            "seeds": 3,
+            "unset": ["batch_size", "stop"],
+            "set": [
+                "task.p=11",
+                "model.name='mlp'",
+                "model.width=32",
+                "model.embed_dim=8",
+                "steps=30",
+                "eval.every=10",
+                "eval.log_points=3",
+            ],
+            "grid": {"method.name": ["erm", "groupdro", "perpgrad"]},
+        }
+    )
     specs = [p["spec"] for p in plan(sweep)]
     ids = [s.run_id for s in specs]
     assert len(ids) == 9
@@ -161,8 +177,9 @@ def test_claims_run_with_a_named_executor(tmp_path):
 
     claim = CLAIMS.get("grokking.delayed_generalization").obj
     cfg = {"p": 11, "model": "mlp", "steps": 20, "batch_size": None}
-    a = run_claim(claim, Store(tmp_path / "a"), "smoke", cfg, progress=False, execute="vmap",
-                  controls=False)  # fmt: skip
+    a = run_claim(
+        claim, Store(tmp_path / "a"), "smoke", cfg, progress=False, execute="vmap", controls=False
+    )
     b = run_claim(claim, Store(tmp_path / "b"), "smoke", cfg, progress=False, controls=False)
     assert a.run_ids == b.run_ids and a.decision == b.decision == "not reproduced"
     assert a.statistic == pytest.approx(b.statistic, nan_ok=True, rel=1e-4)

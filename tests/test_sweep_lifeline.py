@@ -32,10 +32,27 @@ def _kill_sweep_parent(tmp_path, executor: str, find_workers, timeout: float) ->
     sweep process alone (not its group); returns the workers (they are killed at the end)."""
     f = tmp_path / "sweep.toml"
     f.write_text(SWEEP)
-    cmd = [sys.executable, "-m", "genlab", "sweep", str(f), "--store", str(tmp_path / "store"),
-           "-q", "-e", executor, "-w", "2"]  # fmt: skip
-    proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, env={**os.environ, "OMP_NUM_THREADS": "1"})  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "genlab",
+        "sweep",
+        str(f),
+        "--store",
+        str(tmp_path / "store"),
+        "-q",
+        "-e",
+        executor,
+        "-w",
+        "2",
+    ]
+    proc = subprocess.Popen(
+        cmd,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
+    )
     workers: set[int] = set()
     try:
         deadline = time.time() + timeout

@@ -18,25 +18,46 @@ from .test_user_errors import one_line_error
 
 runner = CliRunner()
 # tiny grokking runs (tests/conftest.py's TINY), as command-line overrides
-TINY = ["task.p=11", "steps=30", "batch_size=100000", 'model.name="mlp"', "model.params={}",
-        "eval.every=15", "eval.log_points=0", "checkpoint_every=15", "stop=[]"]  # fmt: skip
+TINY = [
+    "task.p=11",
+    "steps=30",
+    "batch_size=100000",
+    'model.name="mlp"',
+    "model.params={}",
+    "eval.every=15",
+    "eval.log_points=0",
+    "checkpoint_every=15",
+    "stop=[]",
+]
 
 
 def test_axes_ranges_overrides_and_seeds():
-    sw = multirun("dg-colored", ["method.name=erm,mixup", "seed=0..2", "steps=20",
-                                 "optimizer.lr=1e-3,3e-3", "model.width=64"])  # fmt: skip
+    sw = multirun(
+        "dg-colored",
+        [
+            "method.name=erm,mixup",
+            "seed=0..2",
+            "steps=20",
+            "optimizer.lr=1e-3,3e-3",
+            "model.width=64",
+        ],
+    )
     assert sw.name == "dg-colored" and sw.base == "dg-colored"
     assert sw.grid == {"method.name": ["erm", "mixup"], "optimizer.lr": [1e-3, 3e-3]}
     assert sw.seeds == [0, 1, 2] and sw.set == ["steps=20", "model.width=64"]
     runs = plan(sw)
     assert len(runs) == 12
-    assert {(p["labels"]["method.name"], p["spec"].steps) for p in runs} == {("erm", 20),
-                                                                             ("mixup", 20)}  # fmt: skip
+    assert {(p["labels"]["method.name"], p["spec"].steps) for p in runs} == {
+        ("erm", 20),
+        ("mixup", 20),
+    }
     assert multirun("dg-colored", ["seeds=3"]).seeds == [0, 1, 2]  # a count
     assert multirun("dg-colored", ["seed=4"]).seeds == [4]  # one seed
     assert multirun("dg-colored", ["data_seed=0"]).data_seeds == [0]
-    assert multirun("dg-colored", ["seed=0..2"]).sweep_id == multirun(
-        "dg-colored", ["seed=0,1,2"]).sweep_id  # fmt: skip
+    assert (
+        multirun("dg-colored", ["seed=0..2"]).sweep_id
+        == multirun("dg-colored", ["seed=0,1,2"]).sweep_id
+    )
 
 
 def test_values_split_outside_brackets_and_quotes():
@@ -55,13 +76,22 @@ def test_values_split_outside_brackets_and_quotes():
         multirun("dg-colored", ["seed=0", "seeds=2"])
 
 
-@pytest.mark.parametrize(("args", "says"), [
-    (["method.nam=erm,mixup"], "method.nam=erm: method.params.nam: unknown field; allowed: loss"),
-    (["method.name=erm,mixpu"], "method.name=mixpu: unknown method 'mixpu' (did you mean 'mixup'?)"),
-    (["optimizer.lrr=0.1"], "optimizer.lrr: unknown field; allowed: name, lr,"),
-    (["steps=-1"], "steps: Input should be greater than"),
-    (["method.name"], "must look like key.path=value"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (
+            ["method.nam=erm,mixup"],
+            "method.nam=erm: method.params.nam: unknown field; allowed: loss",
+        ),
+        (
+            ["method.name=erm,mixpu"],
+            "method.name=mixpu: unknown method 'mixpu' (did you mean 'mixup'?)",
+        ),
+        (["optimizer.lrr=0.1"], "optimizer.lrr: unknown field; allowed: name, lr,"),
+        (["steps=-1"], "steps: Input should be greater than"),
+        (["method.name"], "must look like key.path=value"),
+    ],
+)
 def test_bad_key_or_value_exits_2_naming_it(tmp_path, args, says):
     store = tmp_path / "store"
     res = runner.invoke(app, ["sweep", "dg-colored", *args, "seed=0..1", "--store", str(store)])
@@ -71,8 +101,17 @@ def test_bad_key_or_value_exits_2_naming_it(tmp_path, args, says):
 
 def test_the_same_command_resumes_the_sweep(tmp_path):
     store = tmp_path / "store"
-    args = ["sweep", "grokking", *TINY, "optimizer.lr=1e-3,3e-3", "seed=0..1", "--store",
-            str(store), "-q", "--json"]  # fmt: skip
+    args = [
+        "sweep",
+        "grokking",
+        *TINY,
+        "optimizer.lr=1e-3,3e-3",
+        "seed=0..1",
+        "--store",
+        str(store),
+        "-q",
+        "--json",
+    ]
     first = runner.invoke(app, args)
     assert first.exit_code == 0, first.output
     again = runner.invoke(app, args)

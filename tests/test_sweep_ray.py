@@ -25,12 +25,23 @@ HAS_RAY = importlib.util.find_spec("ray") is not None
 
 
 def specs(methods=("erm", "groupdro"), seeds=3, steps=10):
-    sweep = parse_sweep({
-        "base": "grokking", "seeds": seeds, "unset": ["batch_size", "stop"],
-        "set": ["task.p=11", "model.name='mlp'", "model.width=16", "model.embed_dim=4",
-                f"steps={steps}", "eval.every=5", "eval.log_points=0"],
-        "grid": {"method.name": list(methods), "optimizer.lr": [1e-3, 2e-3]},
-    })  # fmt: skip
+    sweep = parse_sweep(
+        {
+            "base": "grokking",
+            "seeds": seeds,
+            "unset": ["batch_size", "stop"],
+            "set": [
+                "task.p=11",
+                "model.name='mlp'",
+                "model.width=16",
+                "model.embed_dim=4",
+                f"steps={steps}",
+                "eval.every=5",
+                "eval.log_points=0",
+            ],
+            "grid": {"method.name": list(methods), "optimizer.lr": [1e-3, 2e-3]},
+        }
+    )
     return [p["spec"] for p in plan(sweep)]
 
 
@@ -75,8 +86,11 @@ seeds = 2
 [grid]
 steps = [20, 6000]  # one fast pack, stored within a second, and one that takes seconds
 """
-RAY_ENV = {"OMP_NUM_THREADS": "1", "RAY_USAGE_STATS_ENABLED": "0",
-           "RAY_DEFAULT_OBJECT_STORE_MEMORY_PROPORTION": "0.02"}  # fmt: skip
+RAY_ENV = {
+    "OMP_NUM_THREADS": "1",
+    "RAY_USAGE_STATS_ENABLED": "0",
+    "RAY_DEFAULT_OBJECT_STORE_MEMORY_PROPORTION": "0.02",
+}
 
 
 def _runs(root) -> dict[str, tuple]:
@@ -106,11 +120,28 @@ def test_local_ray_killed_mid_sweep_then_resumed(tmp_path, monkeypatch):
     f = tmp_path / "sweep.toml"
     f.write_text(RAY_SWEEP)
     root = tmp_path / "store"
-    cmd = [sys.executable, "-m", "genlab", "sweep", str(f), "--executor", "ray", "--workers", "2",
-           "--store", str(root), "-q"]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "genlab",
+        "sweep",
+        str(f),
+        "--executor",
+        "ray",
+        "--workers",
+        "2",
+        "--store",
+        str(root),
+        "-q",
+    ]
     log = (tmp_path / "driver.log").open("w")
-    proc = subprocess.Popen(cmd, env={**os.environ, **RAY_ENV}, start_new_session=True,
-                            stdout=log, stderr=subprocess.STDOUT)  # fmt: skip
+    proc = subprocess.Popen(
+        cmd,
+        env={**os.environ, **RAY_ENV},
+        start_new_session=True,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     try:
         deadline = time.time() + 180
         while not any(r[0] == "done" for r in _runs(root).values()):

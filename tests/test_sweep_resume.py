@@ -43,8 +43,13 @@ def test_sigkilled_sweep_resumes(tmp_path):
     cmd = [sys.executable, "-m", "genlab.cli", "sweep", str(f), "--store", str(root), "-q"]
     code = "import sys; from genlab.cli import main; sys.argv = sys.argv[:1] + sys.argv[2:]; main()"
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    proc = subprocess.Popen([sys.executable, "-c", code, *cmd[2:]], start_new_session=True, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, *cmd[2:]],
+        start_new_session=True,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.time() + 120
     try:
         while time.time() < deadline:

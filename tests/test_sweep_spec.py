@@ -9,8 +9,11 @@ from genlab.cli import app
 from genlab.errors import SpecError
 from genlab.sweep import make_executor, parse_sweep
 
-BASE = {"base": "grokking", "set": ["task.p=11", "model.name='mlp'", "steps=5"],
-        "unset": ["batch_size", "stop"]}  # fmt: skip
+BASE = {
+    "base": "grokking",
+    "set": ["task.p=11", "model.name='mlp'", "steps=5"],
+    "unset": ["batch_size", "stop"],
+}
 
 
 def test_grid_times_seeds_and_labels():
@@ -35,21 +38,40 @@ def test_random_axis_draws_do_not_depend_on_other_axes():
     one = parse_sweep(
         {**BASE, "trials": 5, "random": {"optimizer.lr": {"log_uniform": [1e-4, 1e-2]}}}
     )
-    two = parse_sweep({**BASE, "random": {"trials": 5,
-                                          "optimizer.lr": {"log_uniform": [1e-4, 1e-2]},
-                                          "optimizer.weight_decay": {"uniform": [0.0, 1.0]}}})  # fmt: skip
+    two = parse_sweep(
+        {
+            **BASE,
+            "random": {
+                "trials": 5,
+                "optimizer.lr": {"log_uniform": [1e-4, 1e-2]},
+                "optimizer.weight_decay": {"uniform": [0.0, 1.0]},
+            },
+        }
+    )
     lr1 = [p["optimizer.lr"] for p in one.points()]
     lr2 = [p["optimizer.lr"] for p in two.points()]
     assert lr1 == lr2 and len(set(lr1)) == 5
     assert all(1e-4 <= v <= 1e-2 for v in lr1)
-    other = parse_sweep({**BASE, "random_seed": 1, "trials": 5,
-                         "random": {"optimizer.lr": {"log_uniform": [1e-4, 1e-2]}}})  # fmt: skip
+    other = parse_sweep(
+        {
+            **BASE,
+            "random_seed": 1,
+            "trials": 5,
+            "random": {"optimizer.lr": {"log_uniform": [1e-4, 1e-2]}},
+        }
+    )
     assert [p["optimizer.lr"] for p in other.points()] != lr1
 
 
 def test_model_name_axis_starts_from_that_models_defaults():
-    sw = parse_sweep({"base": "grokking", "unset": ["stop"], "set": ["task.p=11", "steps=3"],
-                      "grid": {"model.name": ["transformer", "mlp"]}})  # fmt: skip
+    sw = parse_sweep(
+        {
+            "base": "grokking",
+            "unset": ["stop"],
+            "set": ["task.p=11", "steps=3"],
+            "grid": {"model.name": ["transformer", "mlp"]},
+        }
+    )
     names = [s.model.name for _, s in sw.expand()]
     assert names == ["transformer", "mlp"]
 
@@ -157,8 +179,9 @@ def test_a_saved_sweep_file_is_accepted_with_the_same_id(tmp_path, axes):
     stored = sw.model_dump(mode="json")
     f = tmp_path / f"{sw.sweep_id}.json"
     f.write_text(json.dumps(as_sweep_file(stored), indent=2))
-    res = CliRunner().invoke(app, ["sweep", str(f), "--dry-run", "--json",
-                                   "--store", str(tmp_path / "st")])  # fmt: skip
+    res = CliRunner().invoke(
+        app, ["sweep", str(f), "--dry-run", "--json", "--store", str(tmp_path / "st")]
+    )
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
     assert doc["sweep_id"] == sw.sweep_id and len(doc["runs"]) == len(sw.expand())

@@ -37,8 +37,12 @@ def test_train_fractions_and_data_seeds_stack_as_one_group(tmp_path, batch, caps
     # full batch: splits of different sizes padded with masked rows; minibatch: ragged draws.
     # (Seeds and rates chosen away from a ReLU unit waking up, where Adam turns 1e-7 float noise
     # into a full step and no two implementations agree: seed 2 at lr 3e-3 does so at step 44.)
-    specs = [frac(tiny(0, batch=batch), 0.3), frac(tiny(1, batch=batch), 0.5),
-             frac(tiny(2, 2e-3, batch=batch), 0.7), frac(tiny(0, batch=batch), 1.0)]  # fmt: skip
+    specs = [
+        frac(tiny(0, batch=batch), 0.3),
+        frac(tiny(1, batch=batch), 0.5),
+        frac(tiny(2, 2e-3, batch=batch), 0.7),
+        frac(tiny(0, batch=batch), 1.0),
+    ]
     check(tmp_path, specs, groups=1)
     assert "cannot be stacked" not in capsys.readouterr().err
 

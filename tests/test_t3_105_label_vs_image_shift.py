@@ -81,10 +81,14 @@ def test_run_table_fills_kappa_from_packed_predictions():
     for arm in arms:
         for s in ("clean", "image", "label"):
             pred = truth if arm.labels["model"] == "a" or s != "image" else (truth + 1) % 10
-            rows += [(arm.spec.run_id, 300, f"test/{s}", f"pred_{j:03d}", v)
-                     for j, v in enumerate(pack(pred, 10))]  # fmt: skip
-            rows += [(arm.spec.run_id, 300, f"test/{s}", "pred_n", 50.0),
-                     (arm.spec.run_id, 300, f"test/{s}", "accuracy", 0.9)]  # fmt: skip
+            rows += [
+                (arm.spec.run_id, 300, f"test/{s}", f"pred_{j:03d}", v)
+                for j, v in enumerate(pack(pred, 10))
+            ]
+            rows += [
+                (arm.spec.run_id, 300, f"test/{s}", "pred_n", 50.0),
+                (arm.spec.run_id, 300, f"test/{s}", "accuracy", 0.9),
+            ]
     metrics = pd.DataFrame(rows, columns=["run_id", "step", "split", "metric", "value"])
     runs = pd.DataFrame({"run_id": [a.spec.run_id for a in arms], "status": "done"})
     table = CLAIM.run_table(arms, runs, metrics)
@@ -92,8 +96,10 @@ def test_run_table_fills_kappa_from_packed_predictions():
     assert (table["kappa_image"] < 0).all()  # b is always one class off a
 
 
-@pytest.mark.parametrize("case,verdict", [("effect", "reproduced"), ("null", "not reproduced"),
-                                          ("unfit", "inconclusive")])  # fmt: skip
+@pytest.mark.parametrize(
+    "case,verdict",
+    [("effect", "reproduced"), ("null", "not reproduced"), ("unfit", "inconclusive")],
+)
 def test_judge_reaches_each_decision(case, verdict):
     cfg = CLAIM.config("full")
     assert CLAIM.evaluate(cfg, CLAIM.synthetic_table(cfg, case)).verdict == verdict

@@ -18,8 +18,9 @@ from genlab.tasks import TASKS
 from genlab.tasks.graph_paths import ShortestPathParams, graph_shortest_path
 
 CLAIM = CLAIMS.get("graphs.relational_sizes").obj
-SMALL = ShortestPathParams(train_min=5, train_max=8, test_min=10, test_max=12, n_train=12,
-                           n_val=4, n_test=6)  # fmt: skip
+SMALL = ShortestPathParams(
+    train_min=5, train_max=8, test_min=10, test_max=12, n_train=12, n_val=4, n_test=6
+)
 
 
 def test_shapes_padding_and_sizes():
@@ -58,9 +59,13 @@ def test_same_seed_same_graphs_other_seed_other_graphs():
 
 @pytest.mark.parametrize(
     ("bad", "field"),
-    [({"train_min": 9, "train_max": 8}, "train_min"), ({"test_min": 20, "test_max": 12},
-     "test_min"), ({"pad_to": 10}, "pad_to"), ({"k_nearest": 5, "train_min": 5}, "k_nearest")],
-)  # fmt: skip
+    [
+        ({"train_min": 9, "train_max": 8}, "train_min"),
+        ({"test_min": 20, "test_max": 12}, "test_min"),
+        ({"pad_to": 10}, "pad_to"),
+        ({"k_nearest": 5, "train_min": 5}, "k_nearest"),
+    ],
+)
 def test_bad_params_name_the_field(bad, field):
     with pytest.raises(SpecError, match=field):
         TASKS.params("graph_shortest_path", {**SMALL.model_dump(), **bad}, "task.params")
@@ -86,8 +91,15 @@ def test_models_read_padded_graphs_and_refuse_other_tasks(model):
     again = entry.obj(entry.params(), data.info)
     assert torch.equal(again(x), out)  # deterministic
     with pytest.raises(ValueError, match="weighted graphs"):
-        entry.obj(entry.params(), TaskInfo(kind="regression", n_outputs=3, input_shape=(5,),
-                                           extra={"graph_nodes": 5, "node_features": 2}))  # fmt: skip
+        entry.obj(
+            entry.params(),
+            TaskInfo(
+                kind="regression",
+                n_outputs=3,
+                input_shape=(5,),
+                extra={"graph_nodes": 5, "node_features": 2},
+            ),
+        )
 
 
 def test_graph_net_is_size_agnostic_and_ignores_padding():
@@ -121,22 +133,36 @@ def test_node_accuracy_refuses_class_labels():
     from genlab.probes import PROBES
     from genlab.probes.base import EvalContext
 
-    data = TaskData({"main": Split(torch.zeros(2, 3), torch.zeros(2, dtype=torch.long))}, {}, {},
-                    TaskInfo(kind="classification", n_outputs=2, input_shape=(3,)))  # fmt: skip
+    data = TaskData(
+        {"main": Split(torch.zeros(2, 3), torch.zeros(2, dtype=torch.long))},
+        {},
+        {},
+        TaskInfo(kind="classification", n_outputs=2, input_shape=(3,)),
+    )
     with pytest.raises(SpecError, match="node_accuracy"):
         PROBES.get("node_accuracy").obj(
             torch.nn.Identity(), EvalContext(torch.nn.Identity(), data, 0), NoParams()
         )
 
 
-def table(gn: tuple[float, float], mlp: tuple[float, float], seeds: int = 3,
-          spread: float = 0.01) -> pd.DataFrame:  # fmt: skip
+def table(
+    gn: tuple[float, float], mlp: tuple[float, float], seeds: int = 3, spread: float = 0.01
+) -> pd.DataFrame:
     rows = []
     for s in range(seeds):
         d = spread * (s - 1)
         for m, (small, large) in (("gn", gn), ("mlp", mlp)):
-            rows.append({"model": m, "seed": s, "data_seed": s, "small": small + d,
-                         "large": large - d, "solved_small": 0.5, "solved_large": 0.3})  # fmt: skip
+            rows.append(
+                {
+                    "model": m,
+                    "seed": s,
+                    "data_seed": s,
+                    "small": small + d,
+                    "large": large - d,
+                    "solved_small": 0.5,
+                    "solved_large": 0.3,
+                }
+            )
     t = pd.DataFrame(rows)
     t["status"], t["run_id"] = "done", [f"r{i}" for i in range(len(t))]
     return t

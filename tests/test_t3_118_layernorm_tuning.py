@@ -46,7 +46,9 @@ def test_gend_trains_layernorm_and_head_only():
     names = {n for n, q in model.named_parameters() if q.requires_grad}
     base = model.base
     assert names == {f"base.{n}" for n in layernorm_names(base)} | {
-        "base.classifier.weight", "base.classifier.bias"}  # fmt: skip
+        "base.classifier.weight",
+        "base.classifier.bias",
+    }
     assert 0 < trainable_share(model) < 0.2
     full = GenD(GenDParams(tune="all"), INFO).wrap(_vit())
     assert trainable_share(full) == 1.0
@@ -95,8 +97,10 @@ def test_claim_arms_share_pretraining_and_head():
     assert pre.spec.task.params["test_envs"] == [1, 2, 3, 4]
 
 
-@pytest.mark.parametrize(("case", "verdict"), [("effect", "reproduced"), ("null", "not reproduced"),
-                                               ("unfit", "inconclusive")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("case", "verdict"),
+    [("effect", "reproduced"), ("null", "not reproduced"), ("unfit", "inconclusive")],
+)
 def test_decision_on_synthetic_tables(case, verdict):
     cfg = CLAIM.config("full")
     assert CLAIM.evaluate(cfg, CLAIM.synthetic_table(cfg, case)).verdict == verdict
@@ -109,8 +113,9 @@ def test_controls_reach_both_decisions(control):
     assert got == {"reproduced", "not reproduced"}
 
 
-@pytest.mark.parametrize("bad", [{"ft_env": 0}, {"heldout_envs": [2, 3]}, {"pre_envs": [7]},
-                                 {"seeds": 1}, {"ln_lr": 0}])  # fmt: skip
+@pytest.mark.parametrize(
+    "bad", [{"ft_env": 0}, {"heldout_envs": [2, 3]}, {"pre_envs": [7]}, {"seeds": 1}, {"ln_lr": 0}]
+)
 def test_bad_params_are_named(bad):
     with pytest.raises(SpecError, match="claim"):
         CLAIM.config("full", bad)

@@ -60,8 +60,10 @@ def test_task_shapes_and_determinism(test_objects):
     assert a.test["objects"].x.shape == (30, 1, SIZE, SIZE)
     assert a.info.n_outputs == BINS and a.info.chance == 0.25
     for split in ("train", "val", "test"):
-        (x1, y1), (x2, y2) = ((next(iter(getattr(d, split).values())).x,
-                               next(iter(getattr(d, split).values())).y) for d in (a, b))  # fmt: skip
+        (x1, y1), (x2, y2) = (
+            (next(iter(getattr(d, split).values())).x, next(iter(getattr(d, split).values())).y)
+            for d in (a, b)
+        )
         assert (x1 == x2).all() and (y1 == y2).all()
     assert not (random_toys(p, 4).train["main"].x == a.train["main"].x).all()
     assert set(a.train["main"].y.tolist()) <= set(range(BINS))
@@ -99,8 +101,10 @@ def test_claim_arms():
     )
 
 
-@pytest.mark.parametrize(("case", "verdict"), [("effect", "reproduced"), ("null", "not reproduced"),
-                                               ("unfit", "inconclusive")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("case", "verdict"),
+    [("effect", "reproduced"), ("null", "not reproduced"), ("unfit", "inconclusive")],
+)
 def test_decision_on_synthetic_tables(case, verdict):
     cfg = CLAIM.config("full")
     assert CLAIM.evaluate(cfg, CLAIM.synthetic_table(cfg, case)).verdict == verdict

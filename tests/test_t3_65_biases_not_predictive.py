@@ -86,8 +86,10 @@ def test_holistic_score():
     assert np.isnan(holistic(np.ones(30), {"a": q})(idx))
 
 
-@pytest.mark.parametrize("case,verdict", [("effect", "reproduced"), ("null", "not reproduced"),
-                                          ("unfit", "inconclusive")])  # fmt: skip
+@pytest.mark.parametrize(
+    "case,verdict",
+    [("effect", "reproduced"), ("null", "not reproduced"), ("unfit", "inconclusive")],
+)
 def test_judge_reaches_each_decision(case, verdict):
     cfg = CLAIM.config("full")
     assert CLAIM.evaluate(cfg, CLAIM.synthetic_table(cfg, case)).verdict == verdict

@@ -16,8 +16,17 @@ from genlab.tasks import TASKS
 from genlab.tasks.relation_graphs import RelationParams, relation_graphs
 
 CLAIM = CLAIMS.get("graphs.density_loss").obj
-SMALL = RelationParams(classes=4, predicates=3, dim=4, small_nodes=3, large_nodes=6, fg_edges=3,
-                       n_train=40, n_val=10, n_test=10)  # fmt: skip
+SMALL = RelationParams(
+    classes=4,
+    predicates=3,
+    dim=4,
+    small_nodes=3,
+    large_nodes=6,
+    fg_edges=3,
+    n_train=40,
+    n_val=10,
+    n_test=10,
+)
 
 
 def test_shapes_and_graph_kinds():
@@ -114,8 +123,12 @@ def test_triplet_recall_probe_refuses_other_tasks():
     from genlab.probes import PROBES
     from genlab.probes.base import EvalContext
 
-    data = TaskData({"main": Split(torch.zeros(2, 3), torch.zeros(2, dtype=torch.long))}, {}, {},
-                    TaskInfo(kind="classification", n_outputs=2, input_shape=(3,)))  # fmt: skip
+    data = TaskData(
+        {"main": Split(torch.zeros(2, 3), torch.zeros(2, dtype=torch.long))},
+        {},
+        {},
+        TaskInfo(kind="classification", n_outputs=2, input_shape=(3,)),
+    )
     entry = PROBES.get("triplet_recall")
     with pytest.raises(SpecError, match="relation_pairs"):
         entry.obj(torch.nn.Identity(), EvalContext(torch.nn.Identity(), data, 0), entry.params())
@@ -125,8 +138,17 @@ def table(edges: list[float], dnorm: list[float], val: float = 0.8) -> pd.DataFr
     rows = []
     for s, (a, b) in enumerate(zip(edges, dnorm, strict=True)):
         for loss, z in (("edges", a), ("foreground", b)):
-            rows.append({"loss": loss, "seed": s, "data_seed": s, "zero": z, "few": z,
-                         "all": 0.8, "val": val})  # fmt: skip
+            rows.append(
+                {
+                    "loss": loss,
+                    "seed": s,
+                    "data_seed": s,
+                    "zero": z,
+                    "few": z,
+                    "all": 0.8,
+                    "val": val,
+                }
+            )
     t = pd.DataFrame(rows)
     t["status"], t["run_id"] = "done", [f"r{i}" for i in range(len(t))]
     return t

@@ -61,9 +61,21 @@ def test_plugin_method_runs_inside_a_dg_claim_through_the_cli(tmp_path):
     plugin = tmp_path / "p.py"
     plugin.write_text(textwrap.dedent(PENALTY))
     store = tmp_path / "store"
-    res = runner.invoke(app, ["--import", str(plugin), "claims", "run", "dg.rationale_invariance",
-                              *_sets("methods=[erm,uc_penalty]", *TINY), "--no-controls",
-                              "--store", str(store), "-q"])  # fmt: skip
+    res = runner.invoke(
+        app,
+        [
+            "--import",
+            str(plugin),
+            "claims",
+            "run",
+            "dg.rationale_invariance",
+            *_sets("methods=[erm,uc_penalty]", *TINY),
+            "--no-controls",
+            "--store",
+            str(store),
+            "-q",
+        ],
+    )
     assert res.exit_code == 0, res.output
     assert "user design" in res.stdout and "not the recorded design" in res.stdout
     assert "uc_penalty in place of ridg" in res.stdout  # the judge reads its arms by name
@@ -75,8 +87,9 @@ def test_plugin_method_runs_inside_a_dg_claim_through_the_cli(tmp_path):
     assert v.config["methods"] == ["erm", "uc_penalty"]
     ri = claim("dg.rationale_invariance")
     over = {k.split("=")[0]: json.loads(k.split("=", 1)[1]) for k in TINY if "[" in k}
-    assert v.config_id != ri.config_id(ri.config("smoke", {"steps": 20, "seeds": 2,
-                                                           "eval_every": 10, **over}))  # fmt: skip
+    assert v.config_id != ri.config_id(
+        ri.config("smoke", {"steps": 20, "seeds": 2, "eval_every": 10, **over})
+    )
     extras = st.verdict_extras(v.claim_id, v.config_id)
     assert extras["design_hash"] is None and extras["frozen"] is False
     report = runner.invoke(app, ["claims", "report", "--family", "dg", "--store", str(store)])
@@ -87,23 +100,52 @@ def test_plugin_method_runs_inside_a_dg_claim_through_the_cli(tmp_path):
 
 def test_unknown_method_exits_2_with_did_you_mean_and_writes_nothing(tmp_path):
     store = tmp_path / "store"
-    res = runner.invoke(app, ["claims", "run", "dg.rebias", *_sets("methods=[erm,mixpu]"),
-                              "--store", str(store)])  # fmt: skip
+    res = runner.invoke(
+        app, ["claims", "run", "dg.rebias", *_sets("methods=[erm,mixpu]"), "--store", str(store)]
+    )
     line = one_line_error(res, 2)
     assert "claim.methods[1]: unknown method 'mixpu' (did you mean 'mixup'?)" in line
     assert not store.exists()
 
 
 def test_claim_without_a_method_axis_and_a_list_the_judge_cannot_read_exit_2(tmp_path):
-    res = runner.invoke(app, ["claims", "run", "grokking.delayed_generalization",
-                              *_sets("methods=[erm,mixup]"), "--store", str(tmp_path / "s")])  # fmt: skip
+    res = runner.invoke(
+        app,
+        [
+            "claims",
+            "run",
+            "grokking.delayed_generalization",
+            *_sets("methods=[erm,mixup]"),
+            "--store",
+            str(tmp_path / "s"),
+        ],
+    )
     assert "compares no methods" in one_line_error(res, 2)
-    res = runner.invoke(app, ["claims", "run", "dg.rebias", *_sets("methods=[erm,mixup,irm]"),
-                              "--store", str(tmp_path / "s")])  # fmt: skip
+    res = runner.invoke(
+        app,
+        [
+            "claims",
+            "run",
+            "dg.rebias",
+            *_sets("methods=[erm,mixup,irm]"),
+            "--store",
+            str(tmp_path / "s"),
+        ],
+    )
     line = one_line_error(res, 2)
     assert "judges its 'method' arms by name (erm, rebias): give 2 methods" in line
-    res = runner.invoke(app, ["claims", "run", "--family", "dg", *_sets("methods=[erm,mixup]"),
-                              "--store", str(tmp_path / "s")])  # fmt: skip
+    res = runner.invoke(
+        app,
+        [
+            "claims",
+            "run",
+            "--family",
+            "dg",
+            *_sets("methods=[erm,mixup]"),
+            "--store",
+            str(tmp_path / "s"),
+        ],
+    )
     assert "name its id" in one_line_error(res, 2)
     assert not (tmp_path / "s").exists()
 
@@ -115,7 +157,9 @@ def test_a_judge_that_reads_any_labels_takes_the_users_names():
     cfg = user.config("smoke")
     arms = user.arms(cfg)
     assert {(a.labels["algorithm"], a.spec.method.name) for a in arms} == {
-        ("erm", "erm"), ("mixup", "mixup")}  # fmt: skip
+        ("erm", "erm"),
+        ("mixup", "mixup"),
+    }
     ours = {a.spec.run_id for a in c.arms(c.config("smoke")) if a.labels["algorithm"] == "erm"}
     assert ours <= {a.spec.run_id for a in arms}  # a name the claim has keeps its arm as declared
     assert user.config_id(cfg) != c.config_id(c.config("smoke"))

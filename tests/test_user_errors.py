@@ -54,8 +54,11 @@ def done_store(tmp_path) -> tuple[Path, str]:
 def _snapshot(root: Path) -> dict[str, float]:
     """Every file under ``root`` with its time of change (SQLite's ``-shm`` index, which any
     reader touches, left out)."""
-    return {str(p.relative_to(root)): p.stat().st_mtime for p in root.rglob("*")
-            if not p.name.endswith("-shm")}  # fmt: skip
+    return {
+        str(p.relative_to(root)): p.stat().st_mtime
+        for p in root.rglob("*")
+        if not p.name.endswith("-shm")
+    }
 
 
 def _read_only(root: Path) -> None:
@@ -191,8 +194,17 @@ def _crashing(tmp_path: Path, name: str, at_build: bool = False) -> Path:
 def test_crash_in_a_model_forward_is_a_failed_run_with_one_line(tmp_path):
     plugin = _crashing(tmp_path, "crash_fwd")
     store = str(tmp_path / "store")
-    res = invoke("--import", str(plugin), "run", "dg-colored", "steps=5",
-                 "model.name=crash_fwd", "model.params={}", "--store", store)  # fmt: skip
+    res = invoke(
+        "--import",
+        str(plugin),
+        "run",
+        "dg-colored",
+        "steps=5",
+        "model.name=crash_fwd",
+        "model.params={}",
+        "--store",
+        store,
+    )
     line = one_line_error(res, 1)
     assert "failed at step 0: RuntimeError: forward exploded" in line
     assert f"({plugin}:18)" in line  # the line of the plugin that raised
@@ -205,8 +217,17 @@ def test_crash_in_a_model_forward_is_a_failed_run_with_one_line(tmp_path):
 def test_crash_in_a_model_constructor_exits_2_naming_the_line(tmp_path):
     plugin = _crashing(tmp_path, "crash_build", at_build=True)
     store = tmp_path / "store"
-    res = invoke("--import", str(plugin), "run", "dg-colored", "steps=5",
-                 "model.name=crash_build", "model.params={}", "--store", str(store))  # fmt: skip
+    res = invoke(
+        "--import",
+        str(plugin),
+        "run",
+        "dg-colored",
+        "steps=5",
+        "model.name=crash_build",
+        "model.params={}",
+        "--store",
+        str(store),
+    )
     line = one_line_error(res, 2)
     assert "could not be built: KeyError: 'no such layer'" in line and f"{plugin}:15" in line
     assert not store.exists()
@@ -242,9 +263,18 @@ def test_crash_in_a_loss_is_a_failed_run_with_one_line(tmp_path):
     plugin = tmp_path / "crash_loss.py"
     plugin.write_text(LOSS_CRASH)
     store = str(tmp_path / "store")
-    res = invoke("--import", str(plugin), "run", "dg-colored", "steps=5",
-                 "method.name=crash_loss", "--store", store)  # fmt: skip
+    res = invoke(
+        "--import",
+        str(plugin),
+        "run",
+        "dg-colored",
+        "steps=5",
+        "method.name=crash_loss",
+        "--store",
+        store,
+    )
     line = one_line_error(res, 1)
     assert f"failed at step 0: ZeroDivisionError: loss exploded ({plugin}:10)" in line
     assert [r["status"] for r in json.loads(invoke("runs", "--store", store, "--json").stdout)] == [
-        "failed"]  # fmt: skip
+        "failed"
+    ]

@@ -33,17 +33,32 @@ from genlab.store import Store
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 JSON = DOCS / "verdicts.json"
 BEGIN, END = "<!-- verdicts:begin -->", "<!-- verdicts:end -->"
-PAGES = {"cl": "continual.md", "lora": "continual.md", "comp": "compositional.md",
-         "dg": "domain_shift.md", "ood": "domain_shift.md", "diag": "diagnostics.md",
-         "ens": "ensembles.md", "regime": "training_regime.md", "fed": "federated.md",
-         "grokking": "grokking.md", "length": "length_generalization.md",
-         "graphs": "scientific_ml.md", "operators": "scientific_ml.md", "nilm": "scientific_ml.md"}  # fmt: skip
-HEADER = ("| claim | papers | scope | smoke | full | controls at full (measured) | full wall | "
-          "full evidence (why, where inconclusive) |\n|---|---|---|---|---|---|---|---|")  # fmt: skip
+PAGES = {
+    "cl": "continual.md",
+    "lora": "continual.md",
+    "comp": "compositional.md",
+    "dg": "domain_shift.md",
+    "ood": "domain_shift.md",
+    "diag": "diagnostics.md",
+    "ens": "ensembles.md",
+    "regime": "training_regime.md",
+    "fed": "federated.md",
+    "grokking": "grokking.md",
+    "length": "length_generalization.md",
+    "graphs": "scientific_ml.md",
+    "operators": "scientific_ml.md",
+    "nilm": "scientific_ml.md",
+}
+HEADER = (
+    "| claim | papers | scope | smoke | full | controls at full (measured) | full wall | "
+    "full evidence (why, where inconclusive) |\n|---|---|---|---|---|---|---|---|"
+)
 EVIDENCE = 250  # verdicts.md cuts each evidence here; docs/verdicts.json and the site hold it whole
 FAMILY_EVIDENCE = 200  # a family page's rows cut it shorter
-DIFFERENCES = ("**Differences from the papers** (each claim's scope note, which "
-               "`genlab claims show ID` prints):")  # fmt: skip
+DIFFERENCES = (
+    "**Differences from the papers** (each claim's scope note, which "
+    "`genlab claims show ID` prints):"
+)
 INTRO = """# Verdicts: every claim at smoke and full budget
 
 Each registered claim's latest recorded verdict at the smoke and the full budget, its scope, what
@@ -82,8 +97,11 @@ OLD = "declared"  # measured before issue #30: licensed by declared control flag
 
 
 def reason_of(evidence: str) -> str:
-    return evidence.split(" Inconclusive because ", 1)[1].rstrip(".") if (
-        " Inconclusive because " in evidence) else ""  # fmt: skip
+    return (
+        evidence.split(" Inconclusive because ", 1)[1].rstrip(".")
+        if (" Inconclusive because " in evidence)
+        else ""
+    )
 
 
 def seeds_needed(iv: dict[str, Any]) -> str | None:
@@ -124,8 +142,10 @@ def needs_of(claim_id: str, budget: str, reason: str, intervals: list[dict[str, 
 
 def finite(intervals: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The judge's intervals with NaN as null (JSON has no NaN); the site's figures draw them."""
-    return [{k: None if isinstance(v, float) and math.isnan(v) else v for k, v in iv.items()}
-            for iv in intervals]  # fmt: skip
+    return [
+        {k: None if isinstance(v, float) and math.isnan(v) else v for k, v in iv.items()}
+        for iv in intervals
+    ]
 
 
 def entry(store: Store, row: Any, times: dict[str, Any], claim: Any) -> dict[str, Any]:
@@ -133,22 +153,32 @@ def entry(store: Store, row: Any, times: dict[str, Any], claim: Any) -> dict[str
     reason = reason_of(row.evidence) if row.verdict == "inconclusive" else ""
     straddle = [iv for iv in extras.get("intervals", []) if iv.get("verdict") == "inconclusive"]
     if row.verdict == "inconclusive" and not reason:  # the judge itself could not decide
-        reason = ("an interval straddles its threshold: " + "; ".join(iv["name"] for iv in straddle)
-                  if straddle else "the judge's parts disagree (see the evidence)")  # fmt: skip
+        reason = (
+            "an interval straddles its threshold: " + "; ".join(iv["name"] for iv in straddle)
+            if straddle
+            else "the judge's parts disagree (see the evidence)"
+        )
     t = times.get(f"{row.claim_id}@{row.budget}", {})
     return {
-        "verdict": row.verdict, "decision": extras.get("decision", row.verdict),
-        "scope": extras.get("scope", claim.scope), "design_hash": extras.get("design_hash"),
-        "frozen": bool(extras.get("frozen")), "seeds": row.config.get("seeds"),
+        "verdict": row.verdict,
+        "decision": extras.get("decision", row.verdict),
+        "scope": extras.get("scope", claim.scope),
+        "design_hash": extras.get("design_hash"),
+        "frozen": bool(extras.get("frozen")),
+        "seeds": row.config.get("seeds"),
         "seed_rule": extras.get("seed_rule"),
         "wall_s": round(t["wall_s"], 1) if t.get("complete") else extras.get("wall_s"),
-        "cpu_s": extras.get("cpu_s"), "controls": extras.get("controls", {}),
-        "evidence": row.evidence, "reason": reason, "intervals": finite(extras.get("intervals", [])),
+        "cpu_s": extras.get("cpu_s"),
+        "controls": extras.get("controls", {}),
+        "evidence": row.evidence,
+        "reason": reason,
+        "intervals": finite(extras.get("intervals", [])),
         "needs": needs_of(row.claim_id, row.budget, reason, extras.get("intervals", []))
-        if reason else "",
+        if reason
+        else "",
         "measured": dt.datetime.fromtimestamp(row.created, dt.UTC).date().isoformat(),
         "rules": "measured",
-    }  # fmt: skip
+    }
 
 
 def from_stores(smoke: list[str], full: list[str]) -> dict[str, dict[str, Any]]:
@@ -171,8 +201,10 @@ def from_stores(smoke: list[str], full: list[str]) -> dict[str, dict[str, Any]]:
                 claim = CLAIMS.get(row.claim_id).obj
                 if (row.claim_id, budget) not in designs:
                     looks = rule.looks() if (rule := claim.rule(budget)) else [None]
-                    ids = {claim.config_id(claim.config(budget, {"seeds": n} if n else None))
-                           for n in looks}  # fmt: skip
+                    ids = {
+                        claim.config_id(claim.config(budget, {"seeds": n} if n else None))
+                        for n in looks
+                    }
                     designs[row.claim_id, budget] = ids, design_hash(claim, budget)
                 ids, current = designs[row.claim_id, budget]
                 if row.config_id not in ids:
@@ -203,11 +235,14 @@ def update(smoke: list[str], full: list[str]) -> dict[str, Any]:
         c = e.obj
         prev = old.get(e.name, {})
         out[e.name] = {
-            "id": e.name, "family": e.family, "scope": c.scope, "scope_note": c.scope_note,
+            "id": e.name,
+            "family": e.family,
+            "scope": c.scope,
+            "scope_note": c.scope_note,
             "papers": [p.row if p.row is not None else p.authors for p in c.papers],
             **{b: new.get(e.name, {}).get(b) or earlier(prev.get(b), c, b) for b in BUDGETS},
             "changes": changes(e.name),
-        }  # fmt: skip
+        }
     return out
 
 
@@ -235,14 +270,19 @@ def row(d: dict[str, Any], width: int = EVIDENCE) -> str:
     full, smoke = d["full"], d["smoke"]
     refs = ", ".join(f"#{p}" if isinstance(p, int) else p for p in d["papers"])
     ctl = ", ".join(f"{n}: {v or 'not run'}" for n, v in full.get("controls", {}).items()) or (
-        "\u2014")  # fmt: skip
+        "\u2014"
+    )
     wall = f"{full['wall_s']:.0f} s" if full.get("wall_s") else ""
-    text = public(full.get("evidence") or (smoke.get("evidence", "") + " (smoke)"
-                                           if smoke.get("evidence") else ""))  # fmt: skip
+    text = public(
+        full.get("evidence")
+        or (smoke.get("evidence", "") + " (smoke)" if smoke.get("evidence") else "")
+    )
     if full.get("reason"):
         text = f"{short(text, width * 2 // 5)} **Needs:** {full.get('needs', '')}"
-    return (f"| `{d['id']}` | {refs} | {d['scope']} | {cell(smoke)} | {cell(full)} | {ctl} | "
-            f"{wall} | {short(text, width)} |")  # fmt: skip
+    return (
+        f"| `{d['id']}` | {refs} | {d['scope']} | {cell(smoke)} | {cell(full)} | {ctl} | "
+        f"{wall} | {short(text, width)} |"
+    )
 
 
 def difference(d: dict[str, Any]) -> str:
@@ -262,8 +302,10 @@ def replace(path: Path, table: str) -> str:
     if BEGIN in text:
         head, rest = text.split(BEGIN, 1)
         return head + section + rest.split(END, 1)[1]
-    return text.rstrip("\n") + "\n\n## Latest verdicts\n\nGenerated by `tools/verdict_tables.py` " \
-        "from `docs/verdicts.json` (docs/verdicts.md says how to remake it).\n\n" + section + "\n"  # fmt: skip
+    return (
+        text.rstrip("\n") + "\n\n## Latest verdicts\n\nGenerated by `tools/verdict_tables.py` "
+        "from `docs/verdicts.json` (docs/verdicts.md says how to remake it).\n\n" + section + "\n"
+    )
 
 
 def counts(data: dict[str, Any], budget: str) -> str:
@@ -278,7 +320,8 @@ def counts(data: dict[str, Any], budget: str) -> str:
     ]
     notes = [t for t in notes if t]
     return ", ".join(f"{k} {v}" for k, v in sorted(n.items())) + (
-        f" ({'; '.join(notes)})" if notes else "")  # fmt: skip
+        f" ({'; '.join(notes)})" if notes else ""
+    )
 
 
 def render(data: dict[str, Any]) -> dict[Path, str]:
@@ -303,8 +346,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--check", action="store_true", help="exit 1 if a file would change")
     args = ap.parse_args(argv)
     data = update(args.smoke, args.full)
-    files = {JSON: json.dumps(data, indent=1, sort_keys=True, allow_nan=False) + "\n",
-             **render(data)}  # fmt: skip
+    files = {
+        JSON: json.dumps(data, indent=1, sort_keys=True, allow_nan=False) + "\n",
+        **render(data),
+    }
     changed = [p.name for p, text in files.items() if not p.exists() or p.read_text() != text]
     if not args.check:
         for p, text in files.items():

@@ -38,9 +38,12 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 __version__ = "0.1.0"
 
 _LAZY = {
-    "run": "genlab.api", "sweep": "genlab.api", "results": "genlab.api",
-    "Store": "genlab.store", "load_plugin": "genlab.plugins",
-}  # fmt: skip
+    "run": "genlab.api",
+    "sweep": "genlab.api",
+    "results": "genlab.api",
+    "Store": "genlab.store",
+    "load_plugin": "genlab.plugins",
+}
 
 
 def __getattr__(name: str) -> Any:

@@ -38,8 +38,11 @@ def _with_imports(data: dict[str, Any], imports: Sequence[str]) -> dict[str, Any
     return data
 
 
-def run_spec_of(spec: RunSpec | Mapping[str, Any] | str | Path, overrides: Sequence[str] = (),
-                imports: Sequence[str] = ()) -> RunSpec:  # fmt: skip
+def run_spec_of(
+    spec: RunSpec | Mapping[str, Any] | str | Path,
+    overrides: Sequence[str] = (),
+    imports: Sequence[str] = (),
+) -> RunSpec:
     """A validated ``RunSpec`` from a preset name, a spec file, a dict or a RunSpec, with
     ``key.path=value`` overrides and plugins (module names or ``.py`` paths)."""
     if isinstance(spec, RunSpec):
@@ -51,17 +54,27 @@ def run_spec_of(spec: RunSpec | Mapping[str, Any] | str | Path, overrides: Seque
     return parse_spec(apply_overrides(_with_imports(data, imports), list(overrides)))
 
 
-def run(spec: RunSpec | Mapping[str, Any] | str | Path, *overrides: str, store: StoreLike = None,
-        imports: Sequence[str] = (), progress: bool = False) -> RunResult:  # fmt: skip
+def run(
+    spec: RunSpec | Mapping[str, Any] | str | Path,
+    *overrides: str,
+    store: StoreLike = None,
+    imports: Sequence[str] = (),
+    progress: bool = False,
+) -> RunResult:
     """Train one run (or return the finished one: a spec is run once), like ``genlab run``."""
     from genlab.engine import run_spec
 
     return run_spec(run_spec_of(spec, overrides, imports), _store(store), progress=progress)
 
 
-def sweep(spec: SweepSpec | Mapping[str, Any] | str | Path, store: StoreLike = None,
-          executor: str = "serial", workers: int | None = None, imports: Sequence[str] = (),
-          progress: bool = False) -> SweepResult:  # fmt: skip
+def sweep(
+    spec: SweepSpec | Mapping[str, Any] | str | Path,
+    store: StoreLike = None,
+    executor: str = "serial",
+    workers: int | None = None,
+    imports: Sequence[str] = (),
+    progress: bool = False,
+) -> SweepResult:
     """Run a sweep (a sweep file, a dict in the sweep-file format, or a SweepSpec), like
     ``genlab sweep``; finished runs are skipped. Relative paths in a dict are from the working
     folder, in a file from the file's folder."""

@@ -62,8 +62,9 @@ class Design:
     extra: list[Design] = field(default_factory=list, repr=False)
 
     def __add__(self, other: Design) -> Design:
-        return Design(self.base, self.axes, self.seeds, self.data_seeds, self.rows,
-                      [*self.extra, other])  # fmt: skip
+        return Design(
+            self.base, self.axes, self.seeds, self.data_seeds, self.rows, [*self.extra, other]
+        )
 
     def points(self) -> Iterator[tuple[Labels, dict[str, Any]]]:
         """``(labels, overrides)`` for each point: the given ``rows`` (labels with the overrides
@@ -128,15 +129,19 @@ def check_axis(base: dict[str, Any], path: str, values: list[Any]) -> None:
     numbers (a dotted path in full: ``optimizer.lr``, ``task.params.train_fraction``)."""
     fields = _numeric_fields(parse_spec(base).model_dump(mode="json"))
     if path not in fields:
-        raise SpecError(f"phase axis {path!r} is not a numeric field of the spec; numeric fields: "
-                        f"{', '.join(fields)}")  # fmt: skip
+        raise SpecError(
+            f"phase axis {path!r} is not a numeric field of the spec; numeric fields: "
+            f"{', '.join(fields)}"
+        )
     if not values or any(isinstance(v, bool) or not isinstance(v, int | float) for v in values):
-        raise SpecError(f"phase axis {path!r}: values must be a non-empty list of numbers, "
-                        f"got {values!r}")  # fmt: skip
+        raise SpecError(
+            f"phase axis {path!r}: values must be a non-empty list of numbers, got {values!r}"
+        )
 
 
-def phase_design(base: dict[str, Any], x: str, xs: list[float], y: str, ys: list[float],
-                 seeds: int = 1) -> Design:  # fmt: skip
+def phase_design(
+    base: dict[str, Any], x: str, xs: list[float], y: str, ys: list[float], seeds: int = 1
+) -> Design:
     """The grid ``x`` x ``y`` over ``base`` (both checked to be numeric spec fields), per seed;
     each arm is labelled by the two paths."""
     check_axis(base, x, xs)

@@ -89,8 +89,12 @@ def resolve_refs(refs: Any, base: Path) -> Any:
     """``imports`` of a spec file with relative paths made absolute against the file's folder."""
     if not isinstance(refs, list):
         return refs  # validation reports it
-    return [str((base / r).resolve()) if isinstance(r, str) and is_path(r) and
-            not Path(r).is_absolute() else r for r in refs]  # fmt: skip
+    return [
+        str((base / r).resolve())
+        if isinstance(r, str) and is_path(r) and not Path(r).is_absolute()
+        else r
+        for r in refs
+    ]
 
 
 def _hash_files(files: Iterable[Path], root: Path) -> str:
@@ -172,8 +176,9 @@ def _load_file(path: Path) -> Plugin:
     stem = re.sub(r"\W", "_", path.stem)
     other = next((p for p in _LOADED.values() if p.path and p.module == stem), None)
     if other is not None:
-        raise SpecError(f"plugin {path}: another plugin file is named {path.name} "
-                        f"({other.path}); rename one")  # fmt: skip
+        raise SpecError(
+            f"plugin {path}: another plugin file is named {path.name} ({other.path}); rename one"
+        )
     name = FILE_PREFIX + stem
 
     def do_import() -> None:
@@ -200,8 +205,10 @@ def _load_module(name: str) -> Plugin:
     if name in _LOADED:
         plugin = _LOADED[name]
         if code_hash(module=name) != plugin.sha256:
-            raise SpecError(f"plugin module {name} changed on disk since this process imported "
-                            "it; start a new process (or use a .py file plugin, which reloads)")  # fmt: skip
+            raise SpecError(
+                f"plugin module {name} changed on disk since this process imported "
+                "it; start a new process (or use a .py file plugin, which reloads)"
+            )
         return plugin
     try:
         spec = importlib.util.find_spec(name)
@@ -215,8 +222,12 @@ def _load_module(name: str) -> Plugin:
     imported_before = name in sys.modules
     names = _register_from(name, where, lambda: importlib.import_module(name), spec.origin)
     if imported_before:  # registered before we looked (a notebook's import): go by defining module
-        names = tuple((k, e.name) for k, reg in _registries().items() for e in reg.entries()
-                      if _defined_in(e.obj, name) and (k, e.name) not in _OWNERS)  # fmt: skip
+        names = tuple(
+            (k, e.name)
+            for k, reg in _registries().items()
+            for e in reg.entries()
+            if _defined_in(e.obj, name) and (k, e.name) not in _OWNERS
+        )
         for pair in names:
             _OWNERS[pair] = name
     _LOADED[name] = Plugin(name, None, code_hash(module=name), names)
@@ -229,8 +240,10 @@ def load(ref: str | Mapping[str, Any], base: Path | None = None) -> Plugin:
     if isinstance(ref, Mapping):
         plugin = load(ref.get("path") or ref.get("module") or "", base)
         if ref.get("sha256") not in (None, plugin.sha256):
-            raise SpecError(f"plugin {plugin.where} changed since this spec was made "
-                            f"(sha256 {str(ref['sha256'])[:12]}… now {plugin.sha256[:12]}…)")  # fmt: skip
+            raise SpecError(
+                f"plugin {plugin.where} changed since this spec was made "
+                f"(sha256 {str(ref['sha256'])[:12]}… now {plugin.sha256[:12]}…)"
+            )
         return plugin
     if not isinstance(ref, str) or not ref.strip():
         raise SpecError(f"imports: each entry is a module name or a .py path, got {ref!r}")

@@ -23,12 +23,17 @@ def git_commit(path: Path | None = None) -> tuple[str | None, bool | None]:
     has uncommitted changes; ``(None, None)`` outside a work tree or without git."""
     where = str(path or Path(__file__).resolve().parent)
     try:
-        head = subprocess.run(["git", "-C", where, "rev-parse", "HEAD"], capture_output=True,
-                              text=True, timeout=10)  # fmt: skip
+        head = subprocess.run(
+            ["git", "-C", where, "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10
+        )
         if head.returncode != 0:
             return None, None
-        dirty = subprocess.run(["git", "-C", where, "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, timeout=10)  # fmt: skip
+        dirty = subprocess.run(
+            ["git", "-C", where, "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
         return head.stdout.strip(), bool(dirty.stdout.strip())
     except (OSError, subprocess.SubprocessError):
         return None, None
@@ -41,13 +46,18 @@ def collect(started: float | None = None) -> dict[str, Any]:
     commit, dirty = git_commit()
     now = time.time()
     return {
-        "genlab_version": __version__, "git_commit": commit, "git_dirty": dirty,
-        "torch_version": torch.__version__, "python_version": platform.python_version(),
-        "platform": platform.platform(), "host": socket.gethostname(),
-        "started": started, "finished": now,
+        "genlab_version": __version__,
+        "git_commit": commit,
+        "git_dirty": dirty,
+        "torch_version": torch.__version__,
+        "python_version": platform.python_version(),
+        "platform": platform.platform(),
+        "host": socket.gethostname(),
+        "started": started,
+        "finished": now,
         "wall_s": None if started is None else round(now - started, 3),
         "argv": sys.argv[:],
-    }  # fmt: skip
+    }
 
 
 def verdict_extras(table: pd.DataFrame, started: float) -> dict[str, Any]:
@@ -60,5 +70,7 @@ def verdict_extras(table: pd.DataFrame, started: float) -> dict[str, Any]:
         names.append(name if name not in names else f"{name} ({len(names)})")  # keep every column
     flat = flat.set_axis(names, axis=1)
     records = json.loads(flat.to_json(orient="split", index=False, default_handler=str))
-    return {"provenance": collect(started), "table": {"columns": records["columns"],
-                                                      "data": records["data"]}}  # fmt: skip
+    return {
+        "provenance": collect(started),
+        "table": {"columns": records["columns"], "data": records["data"]},
+    }

@@ -68,14 +68,16 @@ class FedSpec(_Strict):
     clients: int = Field(10, ge=2, description="clients that train")
     held_out: int = Field(0, ge=0, description="extra clients that never train, only evaluated")
     skew: Literal["label", "quantity", "feature", "iid"] = Field(
-        "label", description="label: Dirichlet(alpha) labels; quantity: Dirichlet(alpha) sizes; "
-        "feature: one training environment per client; iid"
-    )  # fmt: skip
+        "label",
+        description="label: Dirichlet(alpha) labels; quantity: Dirichlet(alpha) sizes; "
+        "feature: one training environment per client; iid",
+    )
     alpha: float = Field(0.1, gt=0, description="Dirichlet concentration (label/quantity skew)")
     fraction_train: float = Field(1.0, gt=0, le=1, description="share of clients sampled a round")
     local_steps: int = Field(10, ge=1, description="local optimiser steps per round")
-    local_test: float = Field(0.2, ge=0, lt=1, description="share of each client's data kept "
-                              "for its per-client accuracy")  # fmt: skip
+    local_test: float = Field(
+        0.2, ge=0, lt=1, description="share of each client's data kept for its per-client accuracy"
+    )
 
     @model_validator(mode="after")
     def _enough(self) -> FedSpec:
@@ -166,8 +168,10 @@ class RunSpec(_Strict):
     def _bare_component_names(cls, data: Any) -> Any:
         """``method=fedimpro`` on the command line is short for ``method.name=fedimpro``."""
         if isinstance(data, dict):
-            data = {k: {"name": v} if k in COMPONENT_KEYS and isinstance(v, str) else v
-                    for k, v in data.items()}  # fmt: skip
+            data = {
+                k: {"name": v} if k in COMPONENT_KEYS and isinstance(v, str) else v
+                for k, v in data.items()
+            }
         return data
 
     @model_validator(mode="before")
@@ -205,8 +209,12 @@ class RunSpec(_Strict):
         """Record the plugins whose components this spec uses, however they were loaded (``imports``,
         ``genlab --import``, entry points): a plugin it lists but does not use is left out, so
         editing it does not change this run's id."""
-        used = [("task", self.task.name), ("model", self.model.name),
-                ("method", self.method.name), *(("probe", p.name) for p in self.eval.probes)]  # fmt: skip
+        used = [
+            ("task", self.task.name),
+            ("model", self.model.name),
+            ("method", self.method.name),
+            *(("probe", p.name) for p in self.eval.probes),
+        ]
         self.imports = [PluginRef(**rec) for rec in owners(used)]
 
     @model_serializer(mode="wrap")

@@ -460,9 +460,20 @@ class Store:
 
     def runs(self, where: str = "1", args: tuple[Any, ...] = ()) -> pd.DataFrame:
         cols = [
-            "run_id", "status", "step", "created", "started", "finished", "wall_s", "error",
-            "host", "pid", "version", "spec", "summary",
-        ]  # fmt: skip
+            "run_id",
+            "status",
+            "step",
+            "created",
+            "started",
+            "finished",
+            "wall_s",
+            "error",
+            "host",
+            "pid",
+            "version",
+            "spec",
+            "summary",
+        ]
         rows = self._read(
             f"SELECT {', '.join(cols)} FROM runs WHERE {where} ORDER BY created", args
         )
@@ -489,8 +500,9 @@ class Store:
         self._connect(write=True)  # a read-only or damaged store: refused before anything moves
         for rid in ids:
             if self.is_live(rid):
-                raise StoreError(f"run {rid} is being trained by {self.holder(rid)}; "
-                                 "nothing deleted")  # fmt: skip
+                raise StoreError(
+                    f"run {rid} is being trained by {self.holder(rid)}; nothing deleted"
+                )
         moved: list[tuple[Path, Path]] = []
         try:
             for rid in ids:
@@ -510,8 +522,10 @@ class Store:
             for folder, aside in reversed(moved):
                 aside.rename(folder)
             if isinstance(exc, OSError):
-                raise StoreError(f"cannot delete from store {self.root}: {exc.strerror} "
-                                 f"({exc.filename}); nothing deleted") from None  # fmt: skip
+                raise StoreError(
+                    f"cannot delete from store {self.root}: {exc.strerror} "
+                    f"({exc.filename}); nothing deleted"
+                ) from None
             raise
         for _, aside in moved:
             shutil.rmtree(aside, ignore_errors=True)
@@ -535,8 +549,12 @@ class Store:
         when None)."""
         cols = ["run_id", "step", "split", "metric", "value"]
         if run_ids is None:
-            return pd.DataFrame(self._read(f"SELECT {', '.join(cols)} FROM metrics ORDER BY "
-                                           "run_id, step, split, metric"), columns=cols)  # fmt: skip
+            return pd.DataFrame(
+                self._read(
+                    f"SELECT {', '.join(cols)} FROM metrics ORDER BY run_id, step, split, metric"
+                ),
+                columns=cols,
+            )
         ids = [run_ids] if isinstance(run_ids, str) else list(run_ids)
         if not ids:
             return pd.DataFrame(columns=cols)
@@ -561,18 +579,41 @@ class Store:
 
     def save_verdict(self, row: dict[str, Any]) -> None:
         """Record a claim's verdict for one configuration (replacing an earlier one)."""
-        cols = ["claim_id", "config_id", "budget", "config", "verdict", "statistic", "evidence",
-                "figure", "run_ids", "created"]  # fmt: skip
-        vals = [row[c] if c not in ("config", "statistic", "run_ids") else json.dumps(row[c])
-                for c in cols[:-1]] + [time.time()]  # fmt: skip
+        cols = [
+            "claim_id",
+            "config_id",
+            "budget",
+            "config",
+            "verdict",
+            "statistic",
+            "evidence",
+            "figure",
+            "run_ids",
+            "created",
+        ]
+        vals = [
+            row[c] if c not in ("config", "statistic", "run_ids") else json.dumps(row[c])
+            for c in cols[:-1]
+        ] + [time.time()]
         with self._write() as c:
             c.execute(f"INSERT OR REPLACE INTO verdicts VALUES ({','.join('?' * len(cols))})", vals)
 
     def verdicts(self) -> pd.DataFrame:
-        cols = ["claim_id", "config_id", "budget", "config", "verdict", "statistic", "evidence",
-                "figure", "run_ids", "created"]  # fmt: skip
-        df = pd.DataFrame(self._read(f"SELECT {', '.join(cols)} FROM verdicts ORDER BY created"),
-                          columns=cols)  # fmt: skip
+        cols = [
+            "claim_id",
+            "config_id",
+            "budget",
+            "config",
+            "verdict",
+            "statistic",
+            "evidence",
+            "figure",
+            "run_ids",
+            "created",
+        ]
+        df = pd.DataFrame(
+            self._read(f"SELECT {', '.join(cols)} FROM verdicts ORDER BY created"), columns=cols
+        )
         for c in ("config", "statistic", "run_ids"):
             df[c] = df[c].map(json.loads)
         return df
@@ -580,23 +621,46 @@ class Store:
     def save_control_verdict(self, row: dict[str, Any]) -> None:
         """Record what a claim's control measured at one configuration (replacing an earlier one):
         ``claim_id, control, config_id, budget, verdict, statistic, evidence, run_ids``."""
-        cols = ["claim_id", "control", "config_id", "budget", "verdict", "statistic", "evidence",
-                "run_ids"]  # fmt: skip
+        cols = [
+            "claim_id",
+            "control",
+            "config_id",
+            "budget",
+            "verdict",
+            "statistic",
+            "evidence",
+            "run_ids",
+        ]
         vals = [json.dumps(row[c]) if c in ("statistic", "run_ids") else row[c] for c in cols]
         with self._write() as c:
             c.execute(_CONTROL_VERDICTS)
-            c.execute("INSERT OR REPLACE INTO control_verdicts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                      (*vals, time.time()))  # fmt: skip
+            c.execute(
+                "INSERT OR REPLACE INTO control_verdicts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (*vals, time.time()),
+            )
 
     def control_verdicts(self, claim_id: str | None = None) -> pd.DataFrame:
         """Every recorded control verdict (of one claim), oldest first."""
-        cols = ["claim_id", "control", "config_id", "budget", "verdict", "statistic", "evidence",
-                "run_ids", "created"]  # fmt: skip
+        cols = [
+            "claim_id",
+            "control",
+            "config_id",
+            "budget",
+            "verdict",
+            "statistic",
+            "evidence",
+            "run_ids",
+            "created",
+        ]
         if not self._has_table("control_verdicts"):
             return pd.DataFrame(columns=cols)
         where, args = ("WHERE claim_id=?", (claim_id,)) if claim_id else ("", ())
-        df = pd.DataFrame(self._read(f"SELECT {', '.join(cols)} FROM control_verdicts {where} "
-                                     "ORDER BY created", args), columns=cols)  # fmt: skip
+        df = pd.DataFrame(
+            self._read(
+                f"SELECT {', '.join(cols)} FROM control_verdicts {where} ORDER BY created", args
+            ),
+            columns=cols,
+        )
         for c in ("statistic", "run_ids"):
             df[c] = df[c].map(json.loads)
         return df
@@ -611,8 +675,9 @@ class Store:
             return True
         return False
 
-    def save_sweep(self, sweep_id: str, name: str, spec: dict[str, Any],
-                   runs: list[dict[str, Any]]) -> None:  # fmt: skip
+    def save_sweep(
+        self, sweep_id: str, name: str, spec: dict[str, Any], runs: list[dict[str, Any]]
+    ) -> None:
         """Record a sweep: its spec and, per run, ``{"run_id": ..., "labels": {axis: value}}``."""
         with self._write() as c:
             c.execute(_SWEEPS)
@@ -638,13 +703,19 @@ class Store:
         if len(rows) > 1:
             raise StoreError(f"{ref!r} matches {len(rows)} sweeps; give more characters")
         if not rows:
-            rows = self._read(f"SELECT {cols} FROM sweeps WHERE name=? ORDER BY created DESC"
-                              " LIMIT 1", (ref,))  # fmt: skip
+            rows = self._read(
+                f"SELECT {cols} FROM sweeps WHERE name=? ORDER BY created DESC LIMIT 1", (ref,)
+            )
         if not rows:
             return None
         sid, name, spec, runs, created = rows[0]
-        return {"sweep_id": sid, "name": name, "spec": json.loads(spec), "runs": json.loads(runs),
-                "created": created}  # fmt: skip
+        return {
+            "sweep_id": sid,
+            "name": name,
+            "spec": json.loads(spec),
+            "runs": json.loads(runs),
+            "created": created,
+        }
 
     # ---- what else a verdict keeps: provenance, its evidence table (created on first use) ------
 
@@ -652,12 +723,16 @@ class Store:
         """JSON beside a verdict: ``{"provenance": ..., "table": ...}`` (``claims.runner``)."""
         with self._write() as c:
             c.execute(_VERDICT_EXTRAS)
-            c.execute("INSERT OR REPLACE INTO verdict_extras VALUES (?, ?, ?)",
-                      (claim_id, config_id, json.dumps(extras)))  # fmt: skip
+            c.execute(
+                "INSERT OR REPLACE INTO verdict_extras VALUES (?, ?, ?)",
+                (claim_id, config_id, json.dumps(extras)),
+            )
 
     def verdict_extras(self, claim_id: str, config_id: str) -> dict[str, Any]:
         if not self._has_table("verdict_extras"):
             return {}
-        rows = self._read("SELECT extras FROM verdict_extras WHERE claim_id=? AND config_id=?",
-                          (claim_id, config_id))  # fmt: skip
+        rows = self._read(
+            "SELECT extras FROM verdict_extras WHERE claim_id=? AND config_id=?",
+            (claim_id, config_id),
+        )
         return json.loads(rows[0][0]) if rows else {}

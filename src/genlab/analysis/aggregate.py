@@ -29,8 +29,13 @@ def final_values(metrics: pd.DataFrame) -> pd.DataFrame:
     return last[cols].sort_values(["run_id", "split", "metric"]).reset_index(drop=True)
 
 
-def summarize(frame: pd.DataFrame, by: Sequence[str], value: str = "value",
-              confidence: float = 0.95, how: Interval = "t") -> pd.DataFrame:  # fmt: skip
+def summarize(
+    frame: pd.DataFrame,
+    by: Sequence[str],
+    value: str = "value",
+    confidence: float = 0.95,
+    how: Interval = "t",
+) -> pd.DataFrame:
     """``mean, std, ci_lo, ci_hi, n`` of ``value`` per group of ``by``: Student t over the rows,
     or with ``how="bootstrap"`` a percentile bootstrap, which stays in [0, 1] for accuracies
     (``genlab.analysis.intervals``)."""
@@ -44,9 +49,14 @@ def summarize(frame: pd.DataFrame, by: Sequence[str], value: str = "value",
     return pd.DataFrame(rows, columns=[*by, *STAT_COLS])
 
 
-def environments(frame: pd.DataFrame, by: Sequence[str], role: str = "test",
-                 metric: str = "accuracy", seed: str = "seed",
-                 how: Interval = "t") -> pd.DataFrame:  # fmt: skip
+def environments(
+    frame: pd.DataFrame,
+    by: Sequence[str],
+    role: str = "test",
+    metric: str = "accuracy",
+    seed: str = "seed",
+    how: Interval = "t",
+) -> pd.DataFrame:
     """The average over the ``role/<env>`` splits and the worst environment beside it, per group.
 
     ``frame`` has one row per run and split (``final_values`` joined with labels). Per seed, the
@@ -66,19 +76,43 @@ def environments(frame: pd.DataFrame, by: Sequence[str], role: str = "test",
             interval(per_seed.tolist(), how),
             interval(g[g["split"] == worst_env]["value"].tolist(), how),
         )
-        out.append({
-            **dict(zip(by, key, strict=True)), "n_envs": len(per_env), "mean": avg["mean"],
-            "ci_lo": avg["ci_lo"], "ci_hi": avg["ci_hi"], "n": avg["n"],
-            "worst_env": worst_env.split("/", 1)[1], "worst": worst["mean"],
-            "worst_ci_lo": worst["ci_lo"], "worst_ci_hi": worst["ci_hi"],
-        })  # fmt: skip
-    cols = [*by, "n_envs", "mean", "ci_lo", "ci_hi", "n", "worst_env", "worst", "worst_ci_lo",
-            "worst_ci_hi"]  # fmt: skip
+        out.append(
+            {
+                **dict(zip(by, key, strict=True)),
+                "n_envs": len(per_env),
+                "mean": avg["mean"],
+                "ci_lo": avg["ci_lo"],
+                "ci_hi": avg["ci_hi"],
+                "n": avg["n"],
+                "worst_env": worst_env.split("/", 1)[1],
+                "worst": worst["mean"],
+                "worst_ci_lo": worst["ci_lo"],
+                "worst_ci_hi": worst["ci_hi"],
+            }
+        )
+    cols = [
+        *by,
+        "n_envs",
+        "mean",
+        "ci_lo",
+        "ci_hi",
+        "n",
+        "worst_env",
+        "worst",
+        "worst_ci_lo",
+        "worst_ci_hi",
+    ]
     return pd.DataFrame(out, columns=cols)
 
 
-def curves(metrics: pd.DataFrame, labels: pd.DataFrame, by: Sequence[str], split: str,
-           metric: str = "accuracy", how: Interval = "t") -> pd.DataFrame:  # fmt: skip
+def curves(
+    metrics: pd.DataFrame,
+    labels: pd.DataFrame,
+    by: Sequence[str],
+    split: str,
+    metric: str = "accuracy",
+    how: Interval = "t",
+) -> pd.DataFrame:
     """Learning curves with seed bands: per group and step, ``mean, std, ci_lo, ci_hi, n``."""
     rows = metrics[(metrics["split"] == split) & (metrics["metric"] == metric)]
     rows = rows.merge(labels, on="run_id")
@@ -102,8 +136,11 @@ def run_labels(runs: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     (the group columns). ``runs`` is ``Store.runs()`` (its ``spec`` column is JSON)."""
     flat = [_flatten(json.loads(s) if isinstance(s, str) else s) for s in runs["spec"]]
     table = pd.DataFrame(flat, index=runs["run_id"].values)
-    varying = [c for c in table.columns
-               if c not in REPLICATE and table[c].astype(str).nunique(dropna=False) > 1]  # fmt: skip
+    varying = [
+        c
+        for c in table.columns
+        if c not in REPLICATE and table[c].astype(str).nunique(dropna=False) > 1
+    ]
     out = table[[*REPLICATE, *varying]].copy()
     out.insert(0, "run_id", out.index)
     return out.reset_index(drop=True), varying
@@ -134,15 +171,20 @@ def _label(table: pd.DataFrame, cols: list[str]) -> pd.Series:
     for c in cols:
         owner = next((o for o in ("method", "task") if c.startswith(f"{o}.params.")), None)
         owner = None if c == HELD_OUT else owner
-        keep[c] = (_varies_within(table, c, f"{owner}.name") if owner
-                   else table[c].astype(str).nunique() > 1)  # fmt: skip
+        keep[c] = (
+            _varies_within(table, c, f"{owner}.name")
+            if owner
+            else table[c].astype(str).nunique() > 1
+        )
         if not isinstance(keep[c], pd.Series):
             keep[c] = pd.Series(keep[c], index=table.index)
     return pd.Series(
-        [", ".join(f"{c}={r[c]}" for c in cols if keep[c].loc[i] and not _is_nan(r[c]))
-         for i, r in table.iterrows()],
+        [
+            ", ".join(f"{c}={r[c]}" for c in cols if keep[c].loc[i] and not _is_nan(r[c]))
+            for i, r in table.iterrows()
+        ],
         index=table.index,
-    )  # fmt: skip
+    )
 
 
 def run_groups(runs: pd.DataFrame) -> pd.DataFrame:
@@ -164,31 +206,54 @@ def run_groups(runs: pd.DataFrame) -> pd.DataFrame:
     for c in (*REPLICATE, "method.name", "task.name", HELD_OUT):
         if c not in table:
             table[c] = 0 if c in REPLICATE else ""
-    varying = [c for c in table.columns
-               if c not in REPLICATE and table[c].astype(str).nunique(dropna=False) > 1]  # fmt: skip
-    cfg_cols = sorted((c for c in varying if not c.startswith("task.")),
-                      key=lambda c: (c != "method.name", c.startswith("method."), c))  # fmt: skip
-    task_cols = sorted((c for c in varying if c.startswith("task.") and c != HELD_OUT),
-                       key=lambda c: (c != "task.name", c))  # fmt: skip
+    varying = [
+        c
+        for c in table.columns
+        if c not in REPLICATE and table[c].astype(str).nunique(dropna=False) > 1
+    ]
+    cfg_cols = sorted(
+        (c for c in varying if not c.startswith("task.")),
+        key=lambda c: (c != "method.name", c.startswith("method."), c),
+    )
+    task_cols = sorted(
+        (c for c in varying if c.startswith("task.") and c != HELD_OUT),
+        key=lambda c: (c != "task.name", c),
+    )
     config = _label(table, cfg_cols)
     task_extra = _label(table, [c for c in task_cols if c != "task.name"])
-    task = [", ".join(p for p in (str(n), x) if p) for n, x in zip(table["task.name"], task_extra,
-                                                                     strict=True)]  # fmt: skip
+    task = [
+        ", ".join(p for p in (str(n), x) if p)
+        for n, x in zip(table["task.name"], task_extra, strict=True)
+    ]
     setting = ["" if _is_nan(v) or v == "" else f"test_envs={v}" for v in table[HELD_OUT]]
     group_task = _label(table, [c for c in varying if c.startswith("task.")])
-    group = [", ".join(p for p in (c, t) if p) or "all runs"
-             for c, t in zip(config, group_task, strict=True)]  # fmt: skip
-    return pd.DataFrame({
-        "run_id": runs["run_id"].values, "seed": table["seed"].values,
-        "data_seed": table["data_seed"].values, "method": table["method.name"].astype(str).values,
-        "config": [c or "all runs" for c in config], "task": task, "setting": setting,
-        "group": group,
-    })  # fmt: skip
+    group = [
+        ", ".join(p for p in (c, t) if p) or "all runs"
+        for c, t in zip(config, group_task, strict=True)
+    ]
+    return pd.DataFrame(
+        {
+            "run_id": runs["run_id"].values,
+            "seed": table["seed"].values,
+            "data_seed": table["data_seed"].values,
+            "method": table["method.name"].astype(str).values,
+            "config": [c or "all runs" for c in config],
+            "task": task,
+            "setting": setting,
+            "group": group,
+        }
+    )
 
 
-def heldout_table(selected: pd.DataFrame, task: str = "task", method: str = "method",
-                  setting: str = "setting", trial: str = "trial", value: str = "test",
-                  how: Interval = "t") -> pd.DataFrame:  # fmt: skip
+def heldout_table(
+    selected: pd.DataFrame,
+    task: str = "task",
+    method: str = "method",
+    setting: str = "setting",
+    trial: str = "trial",
+    value: str = "test",
+    how: Interval = "t",
+) -> pd.DataFrame:
     """DomainBed's table in long form: per ``task`` and ``method``, the mean / std / 95% CI over
     trials of ``value`` in each held-out ``setting`` (``kind="setting"``), of its average over the
     settings (``kind="avg"``: averaged per trial over the settings, then summarised over trials,
@@ -210,12 +275,26 @@ def heldout_table(selected: pd.DataFrame, task: str = "task", method: str = "met
             wide = g.pivot_table(index=trial, columns=setting, values=value).reindex(
                 columns=settings
             )
-            out.append({task: tk, method: m, "kind": "avg", setting: "avg",
-                        **interval(wide.dropna().mean(axis=1).tolist(), how)})  # fmt: skip
+            out.append(
+                {
+                    task: tk,
+                    method: m,
+                    "kind": "avg",
+                    setting: "avg",
+                    **interval(wide.dropna().mean(axis=1).tolist(), how),
+                }
+            )
             ok = {s: st for s, st in per.items() if st["n"] > 0}
             worst = min(ok, key=lambda s: ok[s]["mean"]) if ok else ""
-            out.append({task: tk, method: m, "kind": "worst", setting: worst,
-                        **(ok[worst] if ok else mean_ci([]))})  # fmt: skip
+            out.append(
+                {
+                    task: tk,
+                    method: m,
+                    "kind": "worst",
+                    setting: worst,
+                    **(ok[worst] if ok else mean_ci([])),
+                }
+            )
     return pd.DataFrame(out, columns=[task, method, "kind", setting, *STAT_COLS])
 
 

@@ -36,9 +36,14 @@ def sign_flip_p(diffs: np.ndarray, n_resamples: int = 20000, seed: int = 0) -> f
     return float(np.mean(sums >= obs - 1e-12))
 
 
-def paired_comparison(frame: pd.DataFrame, a: str, b: str, method: str = "method",
-                      seed: str | Sequence[str] = "seed",
-                      value: str = "value") -> dict[str, float]:  # fmt: skip
+def paired_comparison(
+    frame: pd.DataFrame,
+    a: str,
+    b: str,
+    method: str = "method",
+    seed: str | Sequence[str] = "seed",
+    value: str = "value",
+) -> dict[str, float]:
     """Compare method ``a`` with ``b`` on ``value``, paired by ``seed`` (one column or several,
     e.g. ``["seed", "data_seed"]``; pairs missing for either are dropped). Positive ``mean_diff``
     means ``a`` scores higher."""
@@ -56,16 +61,26 @@ def paired_comparison(frame: pd.DataFrame, a: str, b: str, method: str = "method
     except ValueError:
         wil = math.nan
     return {
-        "n": len(d), "mean_a": float(wide[a].mean()) if len(d) else math.nan,
-        "mean_b": float(wide[b].mean()) if len(d) else math.nan, "mean_diff": ci["mean"],
-        "ci_lo": ci["ci_lo"], "ci_hi": ci["ci_hi"], "p_permutation": sign_flip_p(d),
-        "p_wilcoxon": wil, "cohens_dz": dz,
-    }  # fmt: skip
+        "n": len(d),
+        "mean_a": float(wide[a].mean()) if len(d) else math.nan,
+        "mean_b": float(wide[b].mean()) if len(d) else math.nan,
+        "mean_diff": ci["mean"],
+        "ci_lo": ci["ci_lo"],
+        "ci_hi": ci["ci_hi"],
+        "p_permutation": sign_flip_p(d),
+        "p_wilcoxon": wil,
+        "cohens_dz": dz,
+    }
 
 
-def compare_within(frame: pd.DataFrame, block: Sequence[str], method: str = "method",
-                   pair_on: Sequence[str] = ("seed", "data_seed"), value: str = "value",
-                   reference: str | None = None) -> pd.DataFrame:  # fmt: skip
+def compare_within(
+    frame: pd.DataFrame,
+    block: Sequence[str],
+    method: str = "method",
+    pair_on: Sequence[str] = ("seed", "data_seed"),
+    value: str = "value",
+    reference: str | None = None,
+) -> pd.DataFrame:
     """Every method against a reference inside each ``block`` (e.g. task and held-out setting),
     paired only on runs of the same block and ``pair_on`` values: never across blocks.
 
@@ -82,6 +97,18 @@ def compare_within(frame: pd.DataFrame, block: Sequence[str], method: str = "met
             if m != ref:
                 r = paired_comparison(g, m, ref, method=method, seed=list(pair_on), value=value)
                 rows.append({**dict(zip(block, key, strict=True)), method: m, "vs": ref, **r})
-    cols = [*block, method, "vs", "n", "mean_a", "mean_b", "mean_diff", "ci_lo", "ci_hi",
-            "p_permutation", "p_wilcoxon", "cohens_dz"]  # fmt: skip
+    cols = [
+        *block,
+        method,
+        "vs",
+        "n",
+        "mean_a",
+        "mean_b",
+        "mean_diff",
+        "ci_lo",
+        "ci_hi",
+        "p_permutation",
+        "p_wilcoxon",
+        "cohens_dz",
+    ]
     return pd.DataFrame(rows, columns=cols)

@@ -40,8 +40,10 @@ def accuracy_matrix(m: pd.DataFrame, steps: int | None = None) -> tuple[np.ndarr
     n = int(exp.max()) + 1
     table = acc.assign(exp=exp).pivot_table(index="step", columns="exp", values="value")
     steps = int(table.index.max()) if steps is None else steps
-    rows = [table.loc[s].to_numpy() if s in table.index else np.full(n, np.nan)
-            for s in boundaries(steps, n)]  # fmt: skip
+    rows = [
+        table.loc[s].to_numpy() if s in table.index else np.full(n, np.nan)
+        for s in boundaries(steps, n)
+    ]
     init = table.loc[0].to_numpy() if 0 in table.index else np.full(n, np.nan)
     return np.vstack(rows), init
 
@@ -55,8 +57,12 @@ def summary(r: np.ndarray, b: np.ndarray | None = None) -> dict[str, float]:
     fwt = float("nan")
     if b is not None and t > 1:
         fwt = float(np.mean([r[j - 1, j] - b[j] for j in range(1, t)]))
-    return {"avg_accuracy": float(np.mean(r[t - 1])), "forgetting": forget, "bwt": -forget,
-            "fwt": fwt}  # fmt: skip
+    return {
+        "avg_accuracy": float(np.mean(r[t - 1])),
+        "forgetting": forget,
+        "bwt": -forget,
+        "fwt": fwt,
+    }
 
 
 def long_table(r: np.ndarray) -> pd.DataFrame:

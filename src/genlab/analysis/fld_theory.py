@@ -22,9 +22,15 @@ def means(d: int, separation: float, theta_deg: float) -> tuple[np.ndarray, np.n
 
 
 def fld_target_error(
-    n: int, m: int, d: int, separation: float, theta_deg: float, alpha: float | None,
-    draws: int, rng: np.random.Generator,
-) -> np.ndarray:  # fmt: skip
+    n: int,
+    m: int,
+    d: int,
+    separation: float,
+    theta_deg: float,
+    alpha: float | None,
+    draws: int,
+    rng: np.random.Generator,
+) -> np.ndarray:
     """Target error of the FLD over ``draws`` Monte Carlo draws of ``n`` target + ``m`` OOD samples
     (half per class). ``alpha=None`` pools the samples (plain ERM); else the class means are
     ``(1 - alpha) * target + alpha * OOD`` (the weighted objective; ignored when m = 0)."""

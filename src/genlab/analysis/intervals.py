@@ -54,8 +54,9 @@ def wilson(successes: float, n: int, confidence: float = 0.95) -> tuple[float, f
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def bootstrap_ci(values: Sequence[float], confidence: float = 0.95,
-                 resamples: int = RESAMPLES, seed: int = 0) -> dict[str, float]:  # fmt: skip
+def bootstrap_ci(
+    values: Sequence[float], confidence: float = 0.95, resamples: int = RESAMPLES, seed: int = 0
+) -> dict[str, float]:
     """``mean``, ``std`` (ddof=1), ``ci_lo``, ``ci_hi`` (percentile bootstrap of the mean, seeded:
     the same values give the same interval) and ``n``, as ``stats.mean_ci`` returns them. NaNs are
     dropped; with fewer than two values the interval is undefined (NaN)."""
@@ -65,16 +66,25 @@ def bootstrap_ci(values: Sequence[float], confidence: float = 0.95,
         return {**mean_ci(v.tolist()), **out}
     means = v[np.random.default_rng(seed).integers(0, len(v), (resamples, len(v)))].mean(axis=1)
     lo, hi = np.quantile(means, [0.5 - confidence / 2, 0.5 + confidence / 2])
-    return {"mean": float(v.mean()), "std": float(v.std(ddof=1)),
-            "ci_lo": float(max(lo, v.min())), "ci_hi": float(min(hi, v.max())), "n": len(v)}  # fmt: skip
+    return {
+        "mean": float(v.mean()),
+        "std": float(v.std(ddof=1)),
+        "ci_lo": float(max(lo, v.min())),
+        "ci_hi": float(min(hi, v.max())),
+        "n": len(v),
+    }
 
 
-def proportion_ci(values: Sequence[float], counts: Sequence[int] | None = None,
-                  confidence: float = 0.95) -> dict[str, float]:  # fmt: skip
+def proportion_ci(
+    values: Sequence[float], counts: Sequence[int] | None = None, confidence: float = 0.95
+) -> dict[str, float]:
     """One arm's interval for proportions: a single value with its example count -> Wilson;
     several values (seeds) -> percentile bootstrap of their mean. Same keys as ``mean_ci``."""
-    kept = [(x, c) for x, c in zip(values, counts or [None] * len(values), strict=True)
-            if x is not None and not math.isnan(x)]  # fmt: skip
+    kept = [
+        (x, c)
+        for x, c in zip(values, counts or [None] * len(values), strict=True)
+        if x is not None and not math.isnan(x)
+    ]
     if len(kept) == 1 and kept[0][1]:
         x, count = kept[0]
         lo, hi = wilson(x * count, int(count), confidence)
@@ -82,8 +92,9 @@ def proportion_ci(values: Sequence[float], counts: Sequence[int] | None = None,
     return bootstrap_ci([x for x, _ in kept], confidence)
 
 
-def interval(values: Sequence[float], how: Interval = "t", confidence: float = 0.95
-             ) -> dict[str, float]:  # fmt: skip
+def interval(
+    values: Sequence[float], how: Interval = "t", confidence: float = 0.95
+) -> dict[str, float]:
     """The mean over ``values`` with its interval: ``t`` (Student t, ``stats.mean_ci``) or
     ``bootstrap`` (percentile bootstrap, inside the values' range)."""
     if how == "t":
@@ -96,10 +107,20 @@ def interval(values: Sequence[float], how: Interval = "t", confidence: float = 0
 def describe(how: Interval, confidence: float = 0.95) -> str:
     """How a report names the interval it shows."""
     level = f"{confidence:.0%}"
-    return {"t": f"{level} Student-t confidence intervals over seeds",
-            "bootstrap": f"{level} percentile-bootstrap intervals over seeds (they stay within the "
-                         "seeds' range, so inside [0, 1] for accuracies)"}[how]  # fmt: skip
+    return {
+        "t": f"{level} Student-t confidence intervals over seeds",
+        "bootstrap": f"{level} percentile-bootstrap intervals over seeds (they stay within the "
+        "seeds' range, so inside [0, 1] for accuracies)",
+    }[how]
 
 
-__all__ = ["INTERVALS", "Interval", "bootstrap_ci", "describe", "interval", "is_proportion",
-           "proportion_ci", "wilson"]  # fmt: skip
+__all__ = [
+    "INTERVALS",
+    "Interval",
+    "bootstrap_ci",
+    "describe",
+    "interval",
+    "is_proportion",
+    "proportion_ci",
+    "wilson",
+]

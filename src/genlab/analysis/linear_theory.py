@@ -44,8 +44,15 @@ def target_error(epsilon: float, d_out: int) -> float:
 
 
 @lru_cache(maxsize=256)
-def predicted_grokking_step(d_in: int, d_out: int, ratio: float, lr: float, wd: float,
-                            epsilon: float, init_scale: float = 0.0) -> int:  # fmt: skip
+def predicted_grokking_step(
+    d_in: int,
+    d_out: int,
+    ratio: float,
+    lr: float,
+    wd: float,
+    epsilon: float,
+    init_scale: float = 0.0,
+) -> int:
     """First GD step at which the predicted thresholded test accuracy reaches 50% (module doc).
 
     Raises ``SpecError`` when the configuration is outside the formula's assumptions."""
@@ -56,12 +63,16 @@ def predicted_grokking_step(d_in: int, d_out: int, ratio: float, lr: float, wd: 
         raise SpecError(f"d_in: the Marchenko-Pastur limit needs d_in >= 50, got {d_in}")
     bound = 1 / ((1 + math.sqrt(lam)) ** 2 + wd)
     if lr >= bound:
-        raise SpecError(f"lr: GD must be stable and monotone, lr * ((1+sqrt(d_in/N))² + wd) < 1; "
-                        f"got lr={lr}, ratio={ratio}, wd={wd} (use lr < {bound:.3g})")  # fmt: skip
+        raise SpecError(
+            f"lr: GD must be stable and monotone, lr * ((1+sqrt(d_in/N))² + wd) < 1; "
+            f"got lr={lr}, ratio={ratio}, wd={wd} (use lr < {bound:.3g})"
+        )
     target = target_error(epsilon, d_out)
     if relative_error(1e9, lam, lr, wd, init_scale) >= target:
-        raise SpecError(f"weight decay: with wd={wd} and ratio={ratio} the test error never falls "
-                        f"to the threshold (epsilon={epsilon}); the grokking time is infinite")  # fmt: skip
+        raise SpecError(
+            f"weight decay: with wd={wd} and ratio={ratio} the test error never falls "
+            f"to the threshold (epsilon={epsilon}); the grokking time is infinite"
+        )
     hi = 1
     while relative_error(hi, lam, lr, wd, init_scale) > target:
         hi *= 2

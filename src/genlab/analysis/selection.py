@@ -32,16 +32,23 @@ def _choose(frame: pd.DataFrame, score: str, by: list[str]) -> pd.DataFrame:
     return best.reset_index(drop=True)
 
 
-def select(records: pd.DataFrame, val: str, test: str, group: Sequence[str] = ("method",),
-           trial: str = "seed", config: str = "config") -> pd.DataFrame:  # fmt: skip
+def select(
+    records: pd.DataFrame,
+    val: str,
+    test: str,
+    group: Sequence[str] = ("method",),
+    trial: str = "seed",
+    config: str = "config",
+) -> pd.DataFrame:
     """Per ``group`` and ``trial``: the ``config`` with the highest ``val``, with its ``test``."""
     by = [*group, trial]
     best = _choose(records.dropna(subset=[val]), val, by)
     return best[[*by, config, val, test]].rename(columns={val: "val", test: "test"})
 
 
-def training_domain_validation(records: pd.DataFrame, val_columns: Sequence[str], test: str,
-                               **kw: object) -> pd.DataFrame:  # fmt: skip
+def training_domain_validation(
+    records: pd.DataFrame, val_columns: Sequence[str], test: str, **kw: object
+) -> pd.DataFrame:
     """Select on the mean of the training domains' validation columns (``val/<env>`` scores)."""
     frame = records.assign(_val=records[list(val_columns)].mean(axis=1))
     return select(frame, "_val", test, **kw)  # type: ignore[arg-type]
@@ -60,9 +67,15 @@ def oracle(records: pd.DataFrame, test: str, **kw: object) -> pd.DataFrame:
     return select(frame, "_oracle", test, **kw)  # type: ignore[arg-type]
 
 
-def leave_one_domain_out(records: pd.DataFrame, held_out: str, held_out_score: str, test: str,
-                         group: Sequence[str] = ("method",), trial: str = "seed",
-                         config: str = "config") -> pd.DataFrame:  # fmt: skip
+def leave_one_domain_out(
+    records: pd.DataFrame,
+    held_out: str,
+    held_out_score: str,
+    test: str,
+    group: Sequence[str] = ("method",),
+    trial: str = "seed",
+    config: str = "config",
+) -> pd.DataFrame:
     """Rows with ``held_out`` set trained without that domain and score it in ``held_out_score``;
     rows with ``held_out`` empty are the full runs. Per group and trial, the config with the best
     mean held-out score is chosen and its full run's ``test`` reported."""

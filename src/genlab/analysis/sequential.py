@@ -30,8 +30,10 @@ class SeedRule:
 
     def __post_init__(self) -> None:
         if not 2 <= self.min_seeds <= self.max_seeds or self.group < 1 or not 0 < self.alpha < 1:
-            raise ValueError("a seed rule needs 2 <= min_seeds <= max_seeds, group >= 1 and "
-                             f"0 < alpha < 1, got {self}")  # fmt: skip
+            raise ValueError(
+                "a seed rule needs 2 <= min_seeds <= max_seeds, group >= 1 and "
+                f"0 < alpha < 1, got {self}"
+            )
 
     def looks(self) -> list[int]:
         """The seed counts at which the intervals are read."""

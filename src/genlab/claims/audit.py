@@ -64,10 +64,15 @@ def check_control(claim: Claim, name: str) -> dict[str, Any]:
     other: Case = "effect" if c.kind == "negative" else "null"
     opposite = "reproduced" if c.kind == "negative" else "not reproduced"
     got = case_verdicts(claim, c.budget, name)[other]
-    return {"kind": c.kind, "expect": c.expect, "budget": c.budget,
-            "own_runs": bool(runs - own),
-            "same_as_claim": claim.config_id(own_cfg) == claim.config_id(ctl_cfg),
-            "sensitive": got == opposite, "synthetic": {other: got}}  # fmt: skip
+    return {
+        "kind": c.kind,
+        "expect": c.expect,
+        "budget": c.budget,
+        "own_runs": bool(runs - own),
+        "same_as_claim": claim.config_id(own_cfg) == claim.config_id(ctl_cfg),
+        "sensitive": got == opposite,
+        "synthetic": {other: got},
+    }
 
 
 def licensable(claim: Claim, budget: Budget) -> list[Verdict]:
@@ -77,8 +82,11 @@ def licensable(claim: Claim, budget: Budget) -> list[Verdict]:
     that can fail licenses it."""
     kinds = {"reproduced": "negative", "not reproduced": "positive"}
     ctl = claim.applicable_controls(budget).values()
-    return [d for d, k in kinds.items()
-            if any(c.kind == k for c in ctl) and not any(c.kind == k and c.open for c in ctl)]  # fmt: skip
+    return [
+        d
+        for d, k in kinds.items()
+        if any(c.kind == k for c in ctl) and not any(c.kind == k and c.open for c in ctl)
+    ]
 
 
 def audit_claim(claim: Claim, store: Store | None = None) -> dict[str, Any]:
@@ -86,12 +94,16 @@ def audit_claim(claim: Claim, store: Store | None = None) -> dict[str, Any]:
     breaks in ``problems`` (empty: the claim is sound by these rules)."""
     budgets = [b for b in BUDGETS if b in claim.budgets]
     cases = {b: case_verdicts(claim, b) for b in budgets}
-    reachable = {b: sorted({v for v in cases[b].values() if not v.startswith("error")})
-                 for b in budgets}  # fmt: skip
+    reachable = {
+        b: sorted({v for v in cases[b].values() if not v.startswith("error")}) for b in budgets
+    }
     controls = {n: check_control(claim, n) for n in claim.controls}
     for n, c in controls.items():
-        c["measured"] = {b: (measured_controls(claim, store, b).get(n) if store else None)
-                         for b in budgets if n in claim.applicable_controls(b)}  # fmt: skip
+        c["measured"] = {
+            b: (measured_controls(claim, store, b).get(n) if store else None)
+            for b in budgets
+            if n in claim.applicable_controls(b)
+        }
     problems = [f"{b}: {v}" for b in budgets for v in cases[b].values() if v.startswith("error")]
     full = budgets[-1]
     if missing := [d for d in DECISIONS if d not in reachable[full]]:
@@ -109,16 +121,23 @@ def audit_claim(claim: Claim, store: Store | None = None) -> dict[str, Any]:
         if c["same_as_claim"]:
             problems.append(f"{c['kind']} control {n} is the claim's own configuration")
         if not c["sensitive"]:
-            problems.append(f"{c['kind']} control {n} cannot come out the other way "
-                            f"(synthetic: {c['synthetic']})")  # fmt: skip
+            problems.append(
+                f"{c['kind']} control {n} cannot come out the other way "
+                f"(synthetic: {c['synthetic']})"
+            )
     return {
-        "id": claim.id, "scope": claim.scope, "scope_note": claim.scope_note,
+        "id": claim.id,
+        "scope": claim.scope,
+        "scope_note": claim.scope_note,
         "licensable": {b: licensable(claim, b) for b in budgets},
         "design_hash": {b: design_hash(claim, b) for b in budgets},
         "frozen": {b: frozen(claim, b) for b in budgets},
-        "reachable": reachable, "cases": cases, "smoke_decides": claim.smoke_decides,
-        "controls": controls, "problems": problems,
-    }  # fmt: skip
+        "reachable": reachable,
+        "cases": cases,
+        "smoke_decides": claim.smoke_decides,
+        "controls": controls,
+        "problems": problems,
+    }
 
 
 __all__ = ["audit_claim", "case_verdicts", "check_control", "licensable"]

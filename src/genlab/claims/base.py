@@ -194,8 +194,11 @@ class Claim:
     def check_declared(self) -> None:
         """Every claim declares its papers, statement, measures, fit and floor guards and a
         negative control; registration fails otherwise."""
-        missing = [a for a in ("id", "papers", "statement", "Config", "fit", "floor", "scope")
-                   if not hasattr(self, a)]  # fmt: skip
+        missing = [
+            a
+            for a in ("id", "papers", "statement", "Config", "fit", "floor", "scope")
+            if not hasattr(self, a)
+        ]
         if not self.measures:
             missing.append("measures")
         if "negative" not in self.controls:
@@ -203,20 +206,26 @@ class Claim:
         if missing:
             raise TypeError(f"claim {type(self).__name__} does not declare {', '.join(missing)}")
         if self.scope not in SCOPES:
-            raise TypeError(f"claim {self.id}: scope must be one of {', '.join(SCOPES)}, "
-                            f"got {self.scope!r}")  # fmt: skip
+            raise TypeError(
+                f"claim {self.id}: scope must be one of {', '.join(SCOPES)}, got {self.scope!r}"
+            )
         for budget, rule in self.seed_rule.items():
             if rule and self.config(budget).model_dump().get("seeds") != rule.min_seeds:
-                raise TypeError(f"claim {self.id}: its {budget} seed rule starts at "
-                                f"{rule.min_seeds} seeds, the config's 'seeds'")  # fmt: skip
+                raise TypeError(
+                    f"claim {self.id}: its {budget} seed rule starts at "
+                    f"{rule.min_seeds} seeds, the config's 'seeds'"
+                )
         if self.scope != "paper" and not self.scope_note:
-            raise TypeError(f"claim {self.id}: a {self.scope} says what it scales or reconstructs "
-                            "(scope_note)")  # fmt: skip
+            raise TypeError(
+                f"claim {self.id}: a {self.scope} says what it scales or reconstructs (scope_note)"
+            )
         for g in self.guards(self.config("full")):
             for name in [getattr(g, "measure", None)]:
                 if name is not None and name not in self.measures:
-                    raise TypeError(f"claim {self.id}: guard {g.kind} reads measure {name!r}, "
-                                    f"which is not declared ({', '.join(self.measures)})")  # fmt: skip
+                    raise TypeError(
+                        f"claim {self.id}: guard {g.kind} reads measure {name!r}, "
+                        f"which is not declared ({', '.join(self.measures)})"
+                    )
 
     def rule(self, budget: Budget) -> SeedRule | None:
         """The seed rule at ``budget``: the declared one, else ``uniform_rule`` of the config's
@@ -235,8 +244,9 @@ class Claim:
         if budget not in self.budgets:
             raise SpecError(f"budget must be one of {', '.join(self.budgets)}, got {budget!r}")
         if control is not None and control not in self.controls:
-            raise SpecError(f"control must be one of {', '.join(self.controls) or '(none)'}, "
-                            f"got {control!r}")  # fmt: skip
+            raise SpecError(
+                f"control must be one of {', '.join(self.controls) or '(none)'}, got {control!r}"
+            )
         extra = self.controls[control].overrides if control else {}
         try:
             return self.Config.model_validate(
@@ -258,21 +268,38 @@ class Claim:
         """What ``genlab claims list --json`` and ``claims show`` print."""
         full = self.config("full") if "full" in self.budgets else self.config("smoke")
         return {
-            "id": self.id, "family": self.family, "statement": self.statement,
+            "id": self.id,
+            "family": self.family,
+            "statement": self.statement,
             "papers": [{"row": p.row, "authors": p.authors, "title": p.title} for p in self.papers],
             "measures": {k: m.describe() for k, m in self.measures.items()},
-            "aggregate": self.aggregate, "replicates": list(self.replicates),
-            "guards": [g.describe() for g in self.guards(full)] + [
-                {"kind": "power", "rule": "a decision drawn from confidence intervals must agree "
-                 "with them; a CI straddling its threshold is inconclusive"}],
-            "controls": {k: {"overrides": c.overrides, "expect": c.expect, "why": c.why,
-                             "budget": c.budget, "slow": c.slow, "heavy": c.heavy,
-                             **({"open": c.open} if c.open else {})}
-                         for k, c in self.controls.items()},
+            "aggregate": self.aggregate,
+            "replicates": list(self.replicates),
+            "guards": [g.describe() for g in self.guards(full)]
+            + [
+                {
+                    "kind": "power",
+                    "rule": "a decision drawn from confidence intervals must agree "
+                    "with them; a CI straddling its threshold is inconclusive",
+                }
+            ],
+            "controls": {
+                k: {
+                    "overrides": c.overrides,
+                    "expect": c.expect,
+                    "why": c.why,
+                    "budget": c.budget,
+                    "slow": c.slow,
+                    "heavy": c.heavy,
+                    **({"open": c.open} if c.open else {}),
+                }
+                for k, c in self.controls.items()
+            },
             "budgets": {k: v for k, v in self.budgets.items()},
-            "scope": self.scope, "scope_note": self.scope_note,
+            "scope": self.scope,
+            "scope_note": self.scope_note,
             "smoke_decides": self.smoke_decides,
-        }  # fmt: skip
+        }
 
     # ---- what a claim implements ------------------------------------------------------------
 
@@ -363,21 +390,30 @@ class Claim:
         result.controls = {n: measured.get(n) for n in controls}
         want = {"reproduced": "negative", "not reproduced": "positive"}.get(result.verdict)
         if budget == "smoke" and not self.smoke_decides and want:
-            why = ("the smoke budget only checks that the code runs (it cannot reach both "
-                   "decisions); run the full budget")  # fmt: skip
+            why = (
+                "the smoke budget only checks that the code runs (it cannot reach both "
+                "decisions); run the full budget"
+            )
         elif want:
             names = [n for n, c in controls.items() if c.kind == want]
             not_run = [n for n in names if result.controls[n] is None]
-            other = [f"{n} came out {result.controls[n]!r}" for n in names
-                     if result.controls[n] not in (None, controls[n].expect)]  # fmt: skip
+            other = [
+                f"{n} came out {result.controls[n]!r}"
+                for n in names
+                if result.controls[n] not in (None, controls[n].expect)
+            ]
             if not names:
-                why = (f"no {want} control at the {budget} budget shows that the design could "
-                       f"have come out otherwise")  # fmt: skip
+                why = (
+                    f"no {want} control at the {budget} budget shows that the design could "
+                    f"have come out otherwise"
+                )
             elif other:
                 why = f"the {want} control {'; '.join(other)}, so the design does not isolate the effect"
             elif not_run:
-                why = (f"controls not run: {', '.join(not_run)} (`genlab claims run {self.id} "
-                       f"--budget {budget}` runs them)")  # fmt: skip
+                why = (
+                    f"controls not run: {', '.join(not_run)} (`genlab claims run {self.id} "
+                    f"--budget {budget}` runs them)"
+                )
             else:
                 return result
         else:
@@ -400,15 +436,30 @@ class Claim:
         notes = [f"{c.kind}: {c.detail}" for c in failed]
         bad_runs = table[~table["status"].isin(["done", "skipped"])]
         if len(bad_runs):
-            notes.append(f"{len(bad_runs)} of {len(table)} runs are not done "
-                         f"({', '.join(sorted(set(bad_runs['status'])))})")  # fmt: skip
-        evidence = decision.sentence + (f" Inconclusive because {'; '.join(notes)}."
-                                        if failed else (f" Note: {notes[0]}." if notes else ""))  # fmt: skip
+            notes.append(
+                f"{len(bad_runs)} of {len(table)} runs are not done "
+                f"({', '.join(sorted(set(bad_runs['status'])))})"
+            )
+        evidence = decision.sentence + (
+            f" Inconclusive because {'; '.join(notes)}."
+            if failed
+            else (f" Note: {notes[0]}." if notes else "")
+        )
         stats = {k: float(v) for k, v in decision.stats.items()}
-        return ClaimResult(self.id, verdict, stats, evidence, summary, table, checks,
-                           config=cfg.model_dump(mode="json"),
-                           run_ids=[r for r in table.get("run_id", [])], scope=self.scope,
-                           decision=verdict, intervals=list(decision.intervals))  # fmt: skip
+        return ClaimResult(
+            self.id,
+            verdict,
+            stats,
+            evidence,
+            summary,
+            table,
+            checks,
+            config=cfg.model_dump(mode="json"),
+            run_ids=[r for r in table.get("run_id", [])],
+            scope=self.scope,
+            decision=verdict,
+            intervals=list(decision.intervals),
+        )
 
     def text(self, result: ClaimResult) -> str | None:
         """The result as a text table in the paper's own layout, printed by ``genlab claims run``
@@ -434,5 +485,18 @@ def _matching(summary: pd.DataFrame, filters: Sequence[dict[str, Any]]) -> pd.Da
     return summary[keep]
 
 
-__all__ = ["BUDGETS", "CASES", "SCOPES", "Budget", "Case", "Claim", "ClaimResult", "Control",
-           "Decision", "NotApplicable", "Ref", "Scope", "Verdict"]  # fmt: skip
+__all__ = [
+    "BUDGETS",
+    "CASES",
+    "SCOPES",
+    "Budget",
+    "Case",
+    "Claim",
+    "ClaimResult",
+    "Control",
+    "Decision",
+    "NotApplicable",
+    "Ref",
+    "Scope",
+    "Verdict",
+]

@@ -34,8 +34,13 @@ def judge_source(claim: Claim) -> str:
     tree = ast.parse(textwrap.dedent(inspect.getsource(type(claim))))
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
-        if (isinstance(body, list) and body and isinstance(body[0], ast.Expr)
-                and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str)):  # fmt: skip
+        if (
+            isinstance(body, list)
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
             node.body = body[1:] or [ast.Pass()]
     return ast.dump(tree, include_attributes=False)
 
@@ -44,18 +49,28 @@ def design(claim: Claim, budget: Budget) -> dict[str, Any]:
     """What the claim's design at ``budget`` is (the module docstring lists it)."""
     cfg = claim.config(budget)
     return {
-        "claim": claim.id, "budget": budget, "statement": claim.statement, "scope": claim.scope,
+        "claim": claim.id,
+        "budget": budget,
+        "statement": claim.statement,
+        "scope": claim.scope,
         "config": cfg.model_dump(mode="json"),
         "runs": sorted(s.run_id for s in claim.specs(cfg)),
-        "guards": [json.dumps(g.describe(), sort_keys=True, default=repr)
-                   for g in claim.guards(cfg)],
-        "controls": {n: {"expect": c.expect, "budget": c.budget,
-                         "config": claim.config(c.budget, control=n).model_dump(mode="json")}
-                     for n, c in claim.applicable_controls(budget).items()},
-        "aggregate": claim.aggregate, "smoke_decides": claim.smoke_decides,
+        "guards": [
+            json.dumps(g.describe(), sort_keys=True, default=repr) for g in claim.guards(cfg)
+        ],
+        "controls": {
+            n: {
+                "expect": c.expect,
+                "budget": c.budget,
+                "config": claim.config(c.budget, control=n).model_dump(mode="json"),
+            }
+            for n, c in claim.applicable_controls(budget).items()
+        },
+        "aggregate": claim.aggregate,
+        "smoke_decides": claim.smoke_decides,
         "seed_rule": repr(claim.rule(budget)),
         "judge": hashlib.sha256(judge_source(claim).encode()).hexdigest(),
-    }  # fmt: skip
+    }
 
 
 def design_hash(claim: Claim, budget: Budget) -> str:
@@ -105,16 +120,33 @@ def freeze(
                 done["unchanged"].append(key)
             else:
                 pending.append(key)
-                entry["changes"].append({"date": date, "from": entry["hash"], "to": h,
-                                         "reason": reason, "after_result": after_result})  # fmt: skip
+                entry["changes"].append(
+                    {
+                        "date": date,
+                        "from": entry["hash"],
+                        "to": h,
+                        "reason": reason,
+                        "after_result": after_result,
+                    }
+                )
                 entry["hash"] = h
                 done["changed"].append(key)
     if pending and (not reason or after_result is None):
-        raise SpecError(f"changed designs need --reason and --after-result/--before-result: "
-                        f"{', '.join(pending)}")  # fmt: skip
+        raise SpecError(
+            f"changed designs need --reason and --after-result/--before-result: "
+            f"{', '.join(pending)}"
+        )
     path.write_text(json.dumps(lock, indent=1, sort_keys=True) + "\n")
     return done
 
 
-__all__ = ["LOCK", "changes", "design", "design_hash", "freeze", "frozen", "judge_source",
-           "read_lock"]  # fmt: skip
+__all__ = [
+    "LOCK",
+    "changes",
+    "design",
+    "design_hash",
+    "freeze",
+    "frozen",
+    "judge_source",
+    "read_lock",
+]

@@ -79,20 +79,30 @@ class Fit(Guard):
             fitted = v <= self.level if self.below else v >= self.level
             if not fitted or math.isnan(v):
                 rel = ">" if self.below else "<"
-                bad.append(f"arm {arm_name({k: r[k] for k in keys})} did not fit "
-                           f"({self.measure} {v:.3f} {rel} {self.level:g})")  # fmt: skip
+                bad.append(
+                    f"arm {arm_name({k: r[k] for k in keys})} did not fit "
+                    f"({self.measure} {v:.3f} {rel} {self.level:g})"
+                )
         if rows.empty and self.where is not None and not arms.empty:  # e.g. a subset of shifts
             return GuardResult(self.kind, True, f"no arm matches {self.where}")
         if rows.empty:
             return GuardResult(self.kind, False, "no arm to check the fit of")
         if self.any_arm:
             ok = len(bad) < len(rows)
-            return GuardResult(self.kind, ok, f"{len(rows) - len(bad)} of {len(rows)} arms fit "
-                               f"({self.measure} level {self.level:g})" if ok else
-                               f"no arm fit: {'; '.join(bad)}")  # fmt: skip
-        return GuardResult(self.kind, not bad, "; ".join(bad) or
-                           f"every arm fit ({self.measure} {'<=' if self.below else '>='} "
-                           f"{self.level:g})")  # fmt: skip
+            return GuardResult(
+                self.kind,
+                ok,
+                f"{len(rows) - len(bad)} of {len(rows)} arms fit "
+                f"({self.measure} level {self.level:g})"
+                if ok
+                else f"no arm fit: {'; '.join(bad)}",
+            )
+        return GuardResult(
+            self.kind,
+            not bad,
+            "; ".join(bad)
+            or f"every arm fit ({self.measure} {'<=' if self.below else '>='} {self.level:g})",
+        )
 
 
 @dataclass(frozen=True)
@@ -107,8 +117,11 @@ class Floor(Guard):
     def check(self, arms: pd.DataFrame, keys: Sequence[str]) -> GuardResult:
         v = arms[self.measure]
         if len(v) and bool((v <= self.level).all()):
-            return GuardResult(self.kind, False, f"every arm is at the floor ({self.measure} "
-                               f"<= {self.level:g}: max {v.max():.3f})")  # fmt: skip
+            return GuardResult(
+                self.kind,
+                False,
+                f"every arm is at the floor ({self.measure} <= {self.level:g}: max {v.max():.3f})",
+            )
         return GuardResult(self.kind, True, f"some arm is above the floor ({self.level:g})")
 
 
@@ -124,8 +137,12 @@ class Ceiling(Guard):
     def check(self, arms: pd.DataFrame, keys: Sequence[str]) -> GuardResult:
         v = arms[self.measure]
         if len(v) and bool((v >= self.level).all()):
-            return GuardResult(self.kind, False, f"every arm is at the ceiling ({self.measure} "
-                               f">= {self.level:g}: min {v.min():.3f})")  # fmt: skip
+            return GuardResult(
+                self.kind,
+                False,
+                f"every arm is at the ceiling ({self.measure} "
+                f">= {self.level:g}: min {v.min():.3f})",
+            )
         return GuardResult(self.kind, True, f"some arm is below the ceiling ({self.level:g})")
 
 
@@ -175,8 +192,11 @@ class Interval:
         if self.absence:
             if -self.smallest < self.lo and self.hi < self.smallest:
                 return "reproduced"
-            return "not reproduced" if self.lo > self.smallest or self.hi < -self.smallest else (
-                "inconclusive")  # fmt: skip
+            return (
+                "not reproduced"
+                if self.lo > self.smallest or self.hi < -self.smallest
+                else ("inconclusive")
+            )
         s = 1.0 if self.above else -1.0
         lo, hi = (self.lo, self.hi) if self.above else (-self.hi, -self.lo)
         if lo > s * self.null and s * self.estimate >= s * self.smallest:
@@ -191,8 +211,9 @@ class Interval:
         else:
             rel = ">" if self.above else "<"
             rule = f"effect when CI {rel} {self.null:g} and estimate reaches {self.smallest:g}"
-        return (f"{self.name} {self.estimate:.3f} [{self.lo:.3f}, {self.hi:.3f}] (n={self.n}; "
-                f"{rule})")  # fmt: skip
+        return (
+            f"{self.name} {self.estimate:.3f} [{self.lo:.3f}, {self.hi:.3f}] (n={self.n}; {rule})"
+        )
 
 
 def count_verdict(passing: int, n: int, min_n: int = 1) -> Verdict:
@@ -218,12 +239,27 @@ def power_check(verdict: Verdict, intervals: Sequence[Interval]) -> GuardResult:
     if not intervals:
         return GuardResult("power", True, "no interval to check")
     own = [iv.verdict() for iv in intervals]
-    ok = (verdict == "inconclusive" or (verdict == "reproduced" and all(v == "reproduced" for v in own))
-          or (verdict == "not reproduced" and "not reproduced" in own))  # fmt: skip
+    ok = (
+        verdict == "inconclusive"
+        or (verdict == "reproduced" and all(v == "reproduced" for v in own))
+        or (verdict == "not reproduced" and "not reproduced" in own)
+    )
     detail = "; ".join(iv.text() for iv in intervals)
-    return GuardResult("power", ok, detail if ok else f"the intervals do not support "
-                       f"'{verdict}': {detail}")  # fmt: skip
+    return GuardResult(
+        "power", ok, detail if ok else f"the intervals do not support '{verdict}': {detail}"
+    )
 
 
-__all__ = ["Ceiling", "Fit", "Floor", "Guard", "GuardResult", "Interval", "NotApplicable",
-           "Verdict", "combine", "count_verdict", "power_check"]  # fmt: skip
+__all__ = [
+    "Ceiling",
+    "Fit",
+    "Floor",
+    "Guard",
+    "GuardResult",
+    "Interval",
+    "NotApplicable",
+    "Verdict",
+    "combine",
+    "count_verdict",
+    "power_check",
+]

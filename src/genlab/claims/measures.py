@@ -80,8 +80,10 @@ class AtBest(Measure):
 
     def describe(self) -> str:
         best = "highest" if self.mode == "max" else "lowest"
-        return (f"{self.metric} on {self.split} at the step of {best} {self.select_metric} "
-                f"on {self.select}")  # fmt: skip
+        return (
+            f"{self.metric} on {self.split} at the step of {best} {self.select_metric} "
+            f"on {self.select}"
+        )
 
 
 @dataclass(frozen=True)

@@ -73,8 +73,11 @@ def straddles(result: ClaimResult) -> bool:
     threshold and no guard but the intervals' own (power) failed. An arm that did not fit, or
     parts that disagree, stop a seed rule (more seeds of the same design do not fix them)."""
     failed = {g.kind for g in result.guards if not g.ok}
-    return (result.verdict == "inconclusive" and failed <= {"power"}
-            and any(iv.verdict() == "inconclusive" for iv in result.intervals))  # fmt: skip
+    return (
+        result.verdict == "inconclusive"
+        and failed <= {"power"}
+        and any(iv.verdict() == "inconclusive" for iv in result.intervals)
+    )
 
 
 def run_claim(
@@ -136,25 +139,44 @@ def run_claim(
     result.config, result.run_ids = cfg.model_dump(mode="json"), ids
     if control is not None:
         if not overrides:  # a control measures its declared design, nothing else
-            store.save_control_verdict({
-                "claim_id": claim.id, "control": control, "config_id": config_id,
-                "budget": budget, "verdict": result.verdict, "statistic": result.statistic,
-                "evidence": result.evidence, "run_ids": ids,
-            })  # fmt: skip
+            store.save_control_verdict(
+                {
+                    "claim_id": claim.id,
+                    "control": control,
+                    "config_id": config_id,
+                    "budget": budget,
+                    "verdict": result.verdict,
+                    "statistic": result.statistic,
+                    "evidence": result.evidence,
+                    "run_ids": ids,
+                }
+            )
         return result
-    store.save_verdict({
-        "claim_id": claim.id, "config_id": config_id, "budget": budget, "config": result.config,
-        "verdict": result.verdict, "statistic": result.statistic, "evidence": result.evidence,
-        "figure": str(result.figure) if result.figure else None, "run_ids": ids,
-    })  # fmt: skip
+    store.save_verdict(
+        {
+            "claim_id": claim.id,
+            "config_id": config_id,
+            "budget": budget,
+            "config": result.config,
+            "verdict": result.verdict,
+            "statistic": result.statistic,
+            "evidence": result.evidence,
+            "figure": str(result.figure) if result.figure else None,
+            "run_ids": ids,
+        }
+    )
     extras = verdict_extras(result.table, started)
     extras["guards"] = [g.__dict__ for g in result.guards]
     extras.update(wall_s=time.time() - started, cpu_s=cpu_seconds() - cpu)  # controls included
     extras["intervals"] = [{**iv.__dict__, "verdict": iv.verdict()} for iv in result.intervals]
     if n is not None:
         extras["seed_rule"] = {"looks": looks, "stopped_at": n, "confidence": rule.confidence(n)}
-    extras.update(scope=claim.scope, decision=result.decision, controls=result.controls,
-                  design_hash=design_hash(claim, budget) if not overrides else None,
-                  frozen=not overrides and frozen(claim, budget))  # fmt: skip
+    extras.update(
+        scope=claim.scope,
+        decision=result.decision,
+        controls=result.controls,
+        design_hash=design_hash(claim, budget) if not overrides else None,
+        frozen=not overrides and frozen(claim, budget),
+    )
     store.save_verdict_extras(claim.id, config_id, extras)
     return result

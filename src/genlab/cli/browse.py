@@ -25,7 +25,7 @@ def runs(
             help="KEY=VALUE[,VALUE...]: a run field (status), label "
             "(task, model, method, seed) or config key (optimizer.lr, task.p); repeatable",
         ),
-    ] = None,  # fmt: skip
+    ] = None,
     sort: Annotated[
         str | None,
         typer.Option(help="sort by a field, config key or final metric (test/heldout:accuracy)"),
@@ -69,9 +69,7 @@ def _table(rows: list[dict], cols: list[str]) -> None:
 
 @app.command()
 def rm(
-    run_ids: Annotated[
-        list[str] | None, typer.Argument(help="run ids or unique prefixes")
-    ] = None,  # fmt: skip
+    run_ids: Annotated[list[str] | None, typer.Argument(help="run ids or unique prefixes")] = None,
     failed: Annotated[bool, typer.Option("--failed", help="every failed run")] = False,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="delete without asking")] = False,
     store: StoreOpt = None,

@@ -76,8 +76,10 @@ def show_claim(
         out.print(f"  [bold]guard[/] {g['kind']}: {escape(rest)}")
     for name, c in d.get("controls", {}).items():
         cost = ", heavy: make test-heavy" if c.get("heavy") else ", slow" if c.get("slow") else ""
-        out.print(f"  [bold]control[/] {name} ({c['budget']}{cost}, expect {c['expect']}): "
-                  f"{escape(str(c['overrides']))} \u2014 {escape(c['why'])}")  # fmt: skip
+        out.print(
+            f"  [bold]control[/] {name} ({c['budget']}{cost}, expect {c['expect']}): "
+            f"{escape(str(c['overrides']))} \u2014 {escape(c['why'])}"
+        )
         if "open" in c:
             out.print(
                 f"    [red]history[/]: measured not to come out as expected: {escape(c['open'])}"
@@ -111,8 +113,10 @@ def freeze_claims(
         done = freeze(_claims(claim_id, family), reason, after_result)
     except GenlabError as exc:
         fail(exc)
-    out.print(f"{LOCK}: {len(done['frozen'])} frozen, {len(done['changed'])} changed "
-              f"(recorded), {len(done['unchanged'])} unchanged")  # fmt: skip
+    out.print(
+        f"{LOCK}: {len(done['frozen'])} frozen, {len(done['changed'])} changed "
+        f"(recorded), {len(done['unchanged'])} unchanged"
+    )
     for key in done["changed"]:
         out.print(f"  changed: {key} \u2014 {escape(reason or '')}")
 
@@ -139,19 +143,31 @@ def audit_claims(
         emit_json(rows)
     else:
         table = Table(show_header=True, header_style="bold")
-        cols = ("id", "scope", "full", "licensed", "smoke", "controls",
-                "problems")  # fmt: skip
+        cols = ("id", "scope", "full", "licensed", "smoke", "controls", "problems")
         for col in cols:
             table.add_column(col, no_wrap=col == "id")
         short = {"reproduced": "R", "not reproduced": "NR", "inconclusive": "I"}
         for r in rows:
             reach = {b: "/".join(short[v] for v in vs) for b, vs in r["reachable"].items()}
-            ctl = ", ".join(n + (f" ({'/'.join(short.get(v, '-') for v in c['measured'].values())})"
-                            if store else "") for n, c in r["controls"].items())  # fmt: skip
+            ctl = ", ".join(
+                n
+                + (
+                    f" ({'/'.join(short.get(v, '-') for v in c['measured'].values())})"
+                    if store
+                    else ""
+                )
+                for n, c in r["controls"].items()
+            )
             lic = "/".join(short[v] for v in r["licensable"].get("full", [])) or "none"
-            table.add_row(r["id"], r["scope"], reach.get("full", ""), lic,
-                          reach.get("smoke", "") + ("" if r["smoke_decides"] else " (runs only)"),
-                          escape(ctl), escape("; ".join(r["problems"])) or "-")  # fmt: skip
+            table.add_row(
+                r["id"],
+                r["scope"],
+                reach.get("full", ""),
+                lic,
+                reach.get("smoke", "") + ("" if r["smoke_decides"] else " (runs only)"),
+                escape(ctl),
+                escape("; ".join(r["problems"])) or "-",
+            )
         out.print(table)
     if any(r["problems"] for r in rows):
         raise typer.Exit(1)
@@ -160,8 +176,11 @@ def audit_claims(
 def _arm_labels(c, budget: str, overrides: dict, control: str | None, controls: bool) -> dict:
     """Each run id of the claim's design (and of the controls run first) with its arm's labels,
     in the order they run: what the progress line shows as ``run k/N · labels``."""
-    designs = [(c.controls[n].budget, {}, n) for n in c.applicable_controls(budget)
-               if controls and control is None]  # fmt: skip
+    designs = [
+        (c.controls[n].budget, {}, n)
+        for n in c.applicable_controls(budget)
+        if controls and control is None
+    ]
     designs.append((budget, overrides, control))
     labels: dict[str, dict] = {}
     for b, over, ctl in designs:
@@ -229,8 +248,10 @@ def run_claims(
         components = {k: overrides[k] for k in KINDS if k in overrides}
         if components:  # the user's methods or models on the claim's arms
             if claim_id is None:
-                raise SpecError(f"--set {next(iter(components))}=[...] puts your components in "
-                                "one claim: name its id")  # fmt: skip
+                raise SpecError(
+                    f"--set {next(iter(components))}=[...] puts your components in "
+                    "one claim: name its id"
+                )
             claims = [with_components(claims[0], components, budget)]
             overrides.update(claims[0].components)  # type: ignore[attr-defined]
         st = open_store(store)
@@ -241,30 +262,51 @@ def run_claims(
             at = c.controls[control].budget if control else budget
             if not json_:
                 note = f", its declared budget: --budget {budget} ignored" if at != budget else ""
-                err.print(f"claim [bold]{c.id}[/]{f' control {control}' if control else ''} "
-                          f"({at}{note})")  # fmt: skip
+                err.print(
+                    f"claim [bold]{c.id}[/]{f' control {control}' if control else ''} ({at}{note})"
+                )
             progress = not (quiet or json_)
             with labelled(_arm_labels(c, at, overrides, control, controls)):
-                results.append(run_claim(c, st, budget, overrides, progress, execute, control,  # type: ignore[arg-type]
-                                         controls))  # fmt: skip
+                results.append(
+                    run_claim(
+                        c,
+                        st,
+                        budget,
+                        overrides,
+                        progress,
+                        execute,
+                        control,  # type: ignore[arg-type]
+                        controls,
+                    )
+                )
     except GenlabError as exc:
         fail(exc)
     recorded = not overrides  # a verdict under --set is not the design frozen in claims.lock
     if json_:
         skip = ("table", "runs", "guards", "intervals")
-        emit_json([{k: v for k, v in r.__dict__.items() if k not in skip}
-                   | {"table": r.table.to_dict(orient="records"),
-                      "guards": [g.__dict__ for g in r.guards],
-                      "intervals": [iv.__dict__ for iv in r.intervals],
-                      "recorded_design": recorded, "overrides": overrides} for r in results])  # fmt: skip
+        emit_json(
+            [
+                {k: v for k, v in r.__dict__.items() if k not in skip}
+                | {
+                    "table": r.table.to_dict(orient="records"),
+                    "guards": [g.__dict__ for g in r.guards],
+                    "intervals": [iv.__dict__ for iv in r.intervals],
+                    "recorded_design": recorded,
+                    "overrides": overrides,
+                }
+                for r in results
+            ]
+        )
         return
     for c, r in zip(claims, results, strict=True):
         color = COLORS[r.verdict]
         out.print(f"[bold]{r.claim_id}[/]: [{color}]{r.verdict}[/] (scope: {c.scope})")
         if not recorded:
             given = " ".join(f"{k}={v}" for k, v in overrides.items())
-            out.print(f"  [yellow]user design[/] ({escape(given)}): not the recorded design in "
-                      "claims.lock; this verdict speaks for this configuration only")  # fmt: skip
+            out.print(
+                f"  [yellow]user design[/] ({escape(given)}): not the recorded design in "
+                "claims.lock; this verdict speaks for this configuration only"
+            )
         out.print(f"  {escape(r.evidence)}")
         if text := c.text(r):
             out.print(text, markup=False, highlight=False)

@@ -36,7 +36,7 @@ def listing(kind: str) -> list[dict]:
             "params": e.defaults(),
             "papers": list(e.papers),
             "family": e.family,
-        }  # fmt: skip
+        }
         for e in reg.entries()
     ]
 
@@ -75,10 +75,11 @@ def papers(
     from genlab.coverage import catalogue
 
     rows = [
-        p.__dict__ for p in catalogue().values()
+        p.__dict__
+        for p in catalogue().values()
         if (family is None or family.lower() in p.family.lower())
         and (not covered or p.components or p.claims)
-    ]  # fmt: skip
+    ]
     if json_:
         emit_json(rows)
         return
@@ -86,8 +87,14 @@ def papers(
     for col in ("#", "paper", "family", "tier", "components", "claims"):
         table.add_column(col)
     for p in rows:
-        table.add_row(str(p["number"]), escape(p["name"]), p["family"], p["tier"],
-                      ", ".join(p["components"]), ", ".join(p["claims"]))  # fmt: skip
+        table.add_row(
+            str(p["number"]),
+            escape(p["name"]),
+            p["family"],
+            p["tier"],
+            ", ".join(p["components"]),
+            ", ".join(p["claims"]),
+        )
     out.print(table)
     n_cov = sum(1 for p in rows if p["components"] or p["claims"])
     out.print(f"{len(rows)} papers, {n_cov} covered by a component or claim")

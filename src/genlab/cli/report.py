@@ -16,9 +16,12 @@ from genlab.store import Store
 FormatOpt = Annotated[str, typer.Option("--format", "-f", help="md | html | latex")]
 OutOpt = Annotated[
     Path | None,
-    typer.Option("--out", "-o", help="file to write [default: md/latex to stdout, html to the "
-                 "store's reports/ folder]"),
-]  # fmt: skip
+    typer.Option(
+        "--out",
+        "-o",
+        help="file to write [default: md/latex to stdout, html to the store's reports/ folder]",
+    ),
+]
 
 
 def _check_format(fmt: str) -> None:
@@ -73,8 +76,11 @@ def report(
         st = open_store(store, reading=True)
         sweep = st.sweep(refs[0]) if len(refs) == 1 else None
         if sweep is not None:
-            ids, title, name = [r["run_id"] for r in sweep["runs"]], f"sweep {sweep['name']}", \
-                sweep["name"]  # fmt: skip
+            ids, title, name = (
+                [r["run_id"] for r in sweep["runs"]],
+                f"sweep {sweep['name']}",
+                sweep["name"],
+            )
             ids = [i for i in ids if st.status(i) is not None]
             if not ids:
                 raise SpecError(f"sweep {sweep['name']!r} has no runs in the store yet")

@@ -119,8 +119,9 @@ def run(
         with warnings.catch_warnings():
             warnings.simplefilter("always", CheckpointWarning)
             warnings.showwarning = _show_warning
-            result = run_spec(spec, st, progress=not (quiet or json_), wait=wait,
-                              restart=restart, threads=threads)  # fmt: skip
+            result = run_spec(
+                spec, st, progress=not (quiet or json_), wait=wait, restart=restart, threads=threads
+            )
         plot = None if no_plot or result.status == "diverged" else _plot(st, result.run_id)
     except GenlabError as exc:
         fail(exc)
@@ -171,8 +172,10 @@ def show(
     out.print(f"task   {spec['task']['name']} {spec['task']['params']}")
     out.print(f"model  {spec['model']['name']} {spec['model']['params']}")
     out.print(f"method {spec['method']['name']}  optimizer {spec['optimizer']}")
-    out.print(f"steps {spec['steps']}  batch {spec['batch_size']}  seed {spec['seed']}  "
-              f"data_seed {spec['data_seed']}")  # fmt: skip
+    out.print(
+        f"steps {spec['steps']}  batch {spec['batch_size']}  seed {spec['seed']}  "
+        f"data_seed {spec['data_seed']}"
+    )
     if row["error"]:
         out.print(f"[red]error:[/] {row['error'].strip().splitlines()[-1]}")
     if row["summary"].get("final"):
@@ -188,7 +191,7 @@ def export(
         typer.Argument(
             help="run id or a unique prefix (or, with --mlflow / --tensorboard, a sweep id or name)"
         ),
-    ],  # fmt: skip
+    ],
     store: StoreOpt = None,
     csv: Annotated[bool, typer.Option("--csv", help="CSV (the default)")] = True,
     output: Annotated[

@@ -23,7 +23,7 @@ def site(
             help="ready for any static host: a .nojekyll file, no machine "
             "paths, every link checked to resolve inside OUT_DIR",
         ),
-    ] = False,  # fmt: skip
+    ] = False,
 ) -> None:
     """A static site from the store: index of the 120 papers and the claims with their recorded
     verdicts and evidence figures, a page per claim, per run and per sweep. Open
@@ -34,11 +34,14 @@ def site(
     try:
         st = open_store(store, reading=True)
         if not st.db_path.exists():
-            err.print(f"note: no store at {st.root} yet; the site lists papers, claims and "
-                      "their recorded verdicts (docs/verdicts.json) only")  # fmt: skip
+            err.print(
+                f"note: no store at {st.root} yet; the site lists papers, claims and "
+                "their recorded verdicts (docs/verdicts.json) only"
+            )
         try:
-            index = build_site(st, out_dir, {e.name: e.obj for e in CLAIMS.entries()},
-                               publish=publish)  # fmt: skip
+            index = build_site(
+                st, out_dir, {e.name: e.obj for e in CLAIMS.entries()}, publish=publish
+            )
         except OSError as exc:
             raise output_error(exc, f"the site into {out_dir}") from None
     except GenlabError as exc:

@@ -59,11 +59,23 @@ def soup(
     if not no_plot:
         from genlab.report.weight_paths import plot_weight_path
 
-        plot = plot_weight_path(res.table, output or st.run_dir(b) / f"soup-{a}-{b}.png",
-                                f"{a} -> {b}  ({res.shared})", (a[:8], b[:8]))  # fmt: skip
+        plot = plot_weight_path(
+            res.table,
+            output or st.run_dir(b) / f"soup-{a}-{b}.png",
+            f"{a} -> {b}  ({res.shared})",
+            (a[:8], b[:8]),
+        )
     if json_:
-        emit_json({"run_a": a, "run_b": b, "shared": res.shared, "bn": bn, "plot": plot,
-                   "rows": res.table.to_dict(orient="records")})  # fmt: skip
+        emit_json(
+            {
+                "run_a": a,
+                "run_b": b,
+                "shared": res.shared,
+                "bn": bn,
+                "plot": plot,
+                "rows": res.table.to_dict(orient="records"),
+            }
+        )
         return
     wide = res.table.pivot(index="lam", columns="split", values="accuracy")
     table = Table(title=f"accuracy along {a} -> {b}", caption=res.shared, header_style="bold")

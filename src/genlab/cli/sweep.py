@@ -52,8 +52,10 @@ def sweep(
             spec, root = multirun(file, axes), Path.cwd()
             check(spec, root)  # each override and axis value, named when it is bad
         elif not Path(file).is_file() and not file.endswith((".toml", ".json")):
-            raise SpecError(f"no sweep file {file!r}; for a sweep of a preset give its axes, "
-                            f"e.g. genlab sweep {file} method.name=erm,mixup seed=0..2")  # fmt: skip
+            raise SpecError(
+                f"no sweep file {file!r}; for a sweep of a preset give its axes, "
+                f"e.g. genlab sweep {file} method.name=erm,mixup seed=0..2"
+            )
         else:
             spec, root = load_sweep(file)
         execute = make_executor(executor, workers, address)  # checks options before any work
@@ -69,15 +71,23 @@ def sweep(
             return
         st = open_store(store)
         if not json_:
-            err.print(f"sweep [bold]{spec.name}[/] ({spec.sweep_id}): {len(planned)} runs, "
-                      f"executor {executor} → {st.root}")  # fmt: skip
+            err.print(
+                f"sweep [bold]{spec.name}[/] ({spec.sweep_id}): {len(planned)} runs, "
+                f"executor {executor} → {st.root}"
+            )
         result = run_sweep(spec, st, execute, root, progress=not (quiet or json_))
     except GenlabError as exc:
         fail(exc)
     counts = result.counts()
     if json_:
-        emit_json({"sweep_id": result.sweep_id, "name": result.name, "counts": counts,
-                   "runs": [o.__dict__ for o in result.outcomes]})  # fmt: skip
+        emit_json(
+            {
+                "sweep_id": result.sweep_id,
+                "name": result.name,
+                "counts": counts,
+                "runs": [o.__dict__ for o in result.outcomes],
+            }
+        )
     else:
         table = Table(title=f"sweep {result.name} ({result.sweep_id})", header_style="bold")
         table.add_column("status")

@@ -60,8 +60,10 @@ class ComponentAxis:
     names: tuple[str, ...]
 
     def text(self) -> str:
-        pairs = [str(v) if str(v) == n else f"{v} ({n})" for v, n in zip(self.values, self.names,
-                                                                         strict=True)]  # fmt: skip
+        pairs = [
+            str(v) if str(v) == n else f"{v} ({n})"
+            for v, n in zip(self.values, self.names, strict=True)
+        ]
         return f"{self.key}=[...] on its {self.label!r} axis: {', '.join(pairs)}"
 
 
@@ -71,8 +73,9 @@ def _name(spec: Any, field: str) -> str | None:
     return name if isinstance(name, str) else None
 
 
-def component_axes(arms: list[Arm], replicates: tuple[str, ...] = ("seed", "data_seed")
-                   ) -> dict[str, ComponentAxis]:  # fmt: skip
+def component_axes(
+    arms: list[Arm], replicates: tuple[str, ...] = ("seed", "data_seed")
+) -> dict[str, ComponentAxis]:
     """Per ``--set`` key, the axis of ``arms`` (a label of ``LABELS``) whose values each run one
     component of that kind, two or more in all, on every arm."""
     out: dict[str, ComponentAxis] = {}
@@ -84,8 +87,12 @@ def component_axes(arms: list[Arm], replicates: tuple[str, ...] = ("seed", "data
                 if label in a.labels:
                     seen.setdefault(a.labels[label], set()).add(_name(a.spec, field))
             names = [next(iter(s)) for s in seen.values() if len(s) == 1]
-            if (len(names) == len(seen) and None not in names and len(set(names)) >= 2
-                    and all(label in a.labels for a in arms)):  # fmt: skip
+            if (
+                len(names) == len(seen)
+                and None not in names
+                and len(set(names)) >= 2
+                and all(label in a.labels for a in arms)
+            ):
                 out[key] = ComponentAxis(key, field, label, tuple(seen), tuple(names))  # type: ignore[arg-type]
                 break
     return out
@@ -101,15 +108,22 @@ def _entries(key: str, value: Any) -> list[dict[str, Any]]:
     value = parse_list(value)  # [erm,my_penalty]: bare names, which TOML does not read
     items = value if isinstance(value, list) else None
     if not items:
-        raise SpecError(f"claim.{key}: give a non-empty list of {KINDS[key]} names, e.g. "
-                        f"{key}=[erm,my_{KINDS[key]}] (got {value!r})")  # fmt: skip
+        raise SpecError(
+            f"claim.{key}: give a non-empty list of {KINDS[key]} names, e.g. "
+            f"{key}=[erm,my_{KINDS[key]}] (got {value!r})"
+        )
     out = []
     for i, item in enumerate(items):
         comp = {"name": item, "params": {}} if isinstance(item, str) else item
-        if not isinstance(comp, dict) or not isinstance(comp.get("name"), str) or set(comp) - {
-                "name", "params"}:  # fmt: skip
-            raise SpecError(f"claim.{key}[{i}]: a {KINDS[key]} name or a table "
-                            f"{{name = ..., params = {{...}}}} (got {item!r})")  # fmt: skip
+        if (
+            not isinstance(comp, dict)
+            or not isinstance(comp.get("name"), str)
+            or set(comp) - {"name", "params"}
+        ):
+            raise SpecError(
+                f"claim.{key}[{i}]: a {KINDS[key]} name or a table "
+                f"{{name = ..., params = {{...}}}} (got {item!r})"
+            )
         try:
             registry.get(comp["name"])
         except SpecError as exc:
@@ -133,8 +147,9 @@ def _swap(arm: Arm, field: str, comp: dict[str, Any], label: str, value: Any) ->
     try:
         spec = parse_spec(data)
     except SpecError as exc:
-        raise SpecError(f"claim.{KINDS_BY_FIELD[field]}: {comp['name']}: "
-                        f"{one_line(str(exc))}") from None  # fmt: skip
+        raise SpecError(
+            f"claim.{KINDS_BY_FIELD[field]}: {comp['name']}: {one_line(str(exc))}"
+        ) from None
     return Arm({**arm.labels, label: value}, spec)
 
 
@@ -223,8 +238,9 @@ def with_components(claim: Claim, components: dict[str, Any], budget: str = "smo
     components = {k: [c["name"] if not c["params"] else c for c in v] for k, v in comps.items()}
     base_cls, base_config = type(claim), claim.Config
     fields: dict[str, Any] = {k: (list[Any] | None, None) for k in KINDS}
-    config_cls = create_model(f"{base_config.__name__}WithComponents", __base__=base_config,
-                              **fields)  # fmt: skip
+    config_cls = create_model(
+        f"{base_config.__name__}WithComponents", __base__=base_config, **fields
+    )
     cache: dict[str, Plan] = {}
 
     def own(cfg: Params) -> Params:
@@ -261,21 +277,32 @@ def with_components(claim: Claim, components: dict[str, Any], budget: str = "smo
             import copy
 
             result = copy.copy(result)
-            result.runs = result.runs.assign(**{p.axis.label: result.runs[p.axis.label].map(
-                lambda v: p.stands_in.get(v, v))})  # fmt: skip
+            result.runs = result.runs.assign(
+                **{p.axis.label: result.runs[p.axis.label].map(lambda v: p.stands_in.get(v, v))}
+            )
         return base_cls.draw(self, cfg, result, metrics, path)
 
-    namespace = {"Config": config_cls, "components": components, "config": config, "arms": arms,
-                 "decide": decide, "evaluate": evaluate, "draw": draw, "__module__": __name__,
-                 "__doc__": f"{base_cls.__name__} with the user's {', '.join(comps)}"}  # fmt: skip
+    namespace = {
+        "Config": config_cls,
+        "components": components,
+        "config": config,
+        "arms": arms,
+        "decide": decide,
+        "evaluate": evaluate,
+        "draw": draw,
+        "__module__": __name__,
+        "__doc__": f"{base_cls.__name__} with the user's {', '.join(comps)}",
+    }
     user = type(f"{base_cls.__name__}WithComponents", (base_cls,), namespace)()
     cfg = user.config(budget)  # type: ignore[arg-type]
     axes = component_axes(base_cls.arms(user, own(cfg)), claim.replicates)
     for key in comps:
         if key not in axes:
-            raise SpecError(f"claim.{key}: {claim.id} compares no {key} (no axis of its arms "
-                            f"changes the {KINDS[key]}); `genlab claims show ID` names a claim's "
-                            "axes that take methods= or models=")  # fmt: skip
+            raise SpecError(
+                f"claim.{key}: {claim.id} compares no {key} (no axis of its arms "
+                f"changes the {KINDS[key]}); `genlab claims show ID` names a claim's "
+                "axes that take methods= or models="
+            )
     planned(cfg)  # a list the judge cannot read fails here, before anything runs
     for name, c in claim.applicable_controls(budget).items():  # type: ignore[arg-type]
         planned(user.config(c.budget, control=name))
@@ -285,8 +312,10 @@ def with_components(claim: Claim, components: dict[str, Any], budget: str = "smo
 def design_note(components: dict[str, Any], p: Plan) -> str:
     """``User design (not the recorded one): methods=[erm, my_penalty]; my_penalty in place of
     rationale_invariance.``"""
-    given = "; ".join(f"{k}=[{', '.join(c if isinstance(c, str) else c['name'] for c in v)}]"
-                      for k, v in components.items())  # fmt: skip
+    given = "; ".join(
+        f"{k}=[{', '.join(c if isinstance(c, str) else c['name'] for c in v)}]"
+        for k, v in components.items()
+    )
     swaps = ", ".join(f"{n} in place of {v}" for v, n in p.stands_in.items())
     return f"User design (not the recorded one): {given}" + (f"; {swaps}." if swaps else ".")
 
@@ -297,5 +326,13 @@ def claim_axes(claim: Claim, budget: str = "full") -> list[ComponentAxis]:
     return list(component_axes(claim.arms(cfg), claim.replicates).values())
 
 
-__all__ = ["ComponentAxis", "KINDS", "claim_axes", "component_axes", "design_note", "judge_reads",
-           "plan", "with_components"]  # fmt: skip
+__all__ = [
+    "ComponentAxis",
+    "KINDS",
+    "claim_axes",
+    "component_axes",
+    "design_note",
+    "judge_reads",
+    "plan",
+    "with_components",
+]

@@ -47,8 +47,13 @@ def zoo(
     from genlab.zoo import ZooConfig, run_zoo
 
     try:
-        data: dict = {"size": size, "steps": steps, "train_size": train_size, "seed": seed,
-                      "probes": [p.strip() for p in probes.split(",") if p.strip()]}  # fmt: skip
+        data: dict = {
+            "size": size,
+            "steps": steps,
+            "train_size": train_size,
+            "seed": seed,
+            "probes": [p.strip() for p in probes.split(",") if p.strip()],
+        }
         if vary:
             data["vary"] = _vary(vary)
         try:
@@ -65,8 +70,14 @@ def zoo(
     except GenlabError as exc:
         fail(exc)
     if json_:
-        emit_json({"table": result.table.to_dict(orient="records"), "out_dir": result.out_dir,
-                   "figures": result.figures, "models": len(result.models)})  # fmt: skip
+        emit_json(
+            {
+                "table": result.table.to_dict(orient="records"),
+                "out_dir": result.out_dir,
+                "figures": result.figures,
+                "models": len(result.models),
+            }
+        )
         return
     table = Table(title=f"probes ranked on {len(result.models)} models", header_style="bold")
     for col in ("measure", "probe", "cmi", "tau", "p_value"):

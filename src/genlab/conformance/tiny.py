@@ -39,8 +39,12 @@ from genlab.spec import RunSpec, parse_spec
 MAX_EXAMPLES = 2000
 MAX_PARAMETERS = 50_000
 KINDS = ("task", "model", "method", "probe")
-WHERE = {"task": "task.params", "model": "model.params", "method": "method.params",
-         "probe": "eval.probes.0.params"}  # fmt: skip
+WHERE = {
+    "task": "task.params",
+    "model": "model.params",
+    "method": "method.params",
+    "probe": "eval.probes.0.params",
+}
 REFERENCE_METHOD = "erm"
 BATCH = 32
 

@@ -67,6 +67,13 @@ def domain_task(
         "train_envs": [n for i, n in enumerate(names) if i not in test_idx],
         "test_envs": [n for i, n in enumerate(names) if i in test_idx],
     }
-    info = TaskInfo(info.kind, info.n_outputs, info.input_shape, info.vocab_size, info.seq_len,
-                    info.chance, extra)  # fmt: skip
+    info = TaskInfo(
+        info.kind,
+        info.n_outputs,
+        info.input_shape,
+        info.vocab_size,
+        info.seq_len,
+        info.chance,
+        extra,
+    )
     return TaskData(train=train, val=val, test=test, info=info)

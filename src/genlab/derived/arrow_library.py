@@ -64,16 +64,39 @@ class ArrowLibraryParams(Params):
 def library_specs(p: ArrowLibraryParams, family: dict[str, Any]) -> tuple[dict, list[dict]]:
     """The base run's spec, then the general LoRA's and each upstream LoRA's (parent filled later)."""
     task = {"name": "domain_family", "params": {**family}}
-    common = {"batch_size": 64, "optimizer": {"name": "adamw", "lr": p.lr, "weight_decay": p.weight_decay},
-              "eval": {"every": 100000, "log_points": 0}}  # fmt: skip
-    model = ({"name": "mlp", "params": {"width": p.width, "depth": 1}} if p.base == "mlp"
-             else {"name": "linear_student", "params": {}})  # fmt: skip
-    base = {**common, "task": {**task, "params": {**family, "task": -2}}, "steps": p.base_steps,
-            "model": model}  # fmt: skip
-    loras = [{**common, "task": {**task, "params": {**family, "task": t}}, "steps": p.lora_steps,
-              "method": {"name": "lora", "params": {"rank": p.rank, "alpha": float(p.rank),
-                                                    "init_seed": p.init_seed, "targets": "all"}}}
-             for t in [-1, *range(family["n_upstream"])]]  # fmt: skip
+    common = {
+        "batch_size": 64,
+        "optimizer": {"name": "adamw", "lr": p.lr, "weight_decay": p.weight_decay},
+        "eval": {"every": 100000, "log_points": 0},
+    }
+    model = (
+        {"name": "mlp", "params": {"width": p.width, "depth": 1}}
+        if p.base == "mlp"
+        else {"name": "linear_student", "params": {}}
+    )
+    base = {
+        **common,
+        "task": {**task, "params": {**family, "task": -2}},
+        "steps": p.base_steps,
+        "model": model,
+    }
+    loras = [
+        {
+            **common,
+            "task": {**task, "params": {**family, "task": t}},
+            "steps": p.lora_steps,
+            "method": {
+                "name": "lora",
+                "params": {
+                    "rank": p.rank,
+                    "alpha": float(p.rank),
+                    "init_seed": p.init_seed,
+                    "targets": "all",
+                },
+            },
+        }
+        for t in [-1, *range(family["n_upstream"])]
+    ]
     return base, loras
 
 
@@ -103,13 +126,21 @@ class Layer:
             return a - self.a[:1], b - self.b[:1]
         if residual == "delta":
             n = a.shape[0]
-            return (torch.cat([a, self.a[:1].expand(n, -1, -1)], 1),
-                    torch.cat([b, -self.b[:1].expand(n, -1, -1)], 2))  # fmt: skip
+            return (
+                torch.cat([a, self.a[:1].expand(n, -1, -1)], 1),
+                torch.cat([b, -self.b[:1].expand(n, -1, -1)], 2),
+            )
         return a, b
 
 
-def peft_router(base: nn.Module, layers: dict[str, Layer], top_k: int, temperature: float,
-                use_gks: bool, rng_seed: int = 0) -> nn.Module:  # fmt: skip
+def peft_router(
+    base: nn.Module,
+    layers: dict[str, Layer],
+    top_k: int,
+    temperature: float,
+    use_gks: bool,
+    rng_seed: int = 0,
+) -> nn.Module:
     """PEFT's Arrow (``use_gks``: with GenKnowSub) over a copy of ``base`` holding the library's
     LoRAs (module docstring); the copy carries none of the library's hooks."""
     import copy
@@ -135,12 +166,14 @@ def peft_router(base: nn.Module, layers: dict[str, Layer], top_k: int, temperatu
                 src = 1 + j if name.startswith("task_") else 0  # the general LoRA is first
                 mod.lora_A[name].weight.copy_(layer.a[src])
                 mod.lora_B[name].weight.copy_(layer.b[src])
-    arrow = ArrowConfig(top_k=top_k, router_temperature=temperature, use_gks=use_gks,
-                        rng_seed=rng_seed)  # fmt: skip
+    arrow = ArrowConfig(
+        top_k=top_k, router_temperature=temperature, use_gks=use_gks, rng_seed=rng_seed
+    )
     arrow.task_adapter_names = names[:n]
     arrow.gks_adapter_names = names[n:]
-    model.add_adapter("arrow_router", peft.LoraConfig(r=rank, target_modules=targets,
-                                                      arrow_config=arrow))  # fmt: skip
+    model.add_adapter(
+        "arrow_router", peft.LoraConfig(r=rank, target_modules=targets, arrow_config=arrow)
+    )
     model.set_adapter("arrow_router")
     model.eval()
     return model
@@ -164,16 +197,19 @@ class ArrowLibrary(nn.Module):
         return next(iter(self.layers.values())).a.shape[0] - 1
 
     @torch.no_grad()
-    def configure(self, mode: str, top_k: int = 2, temperature: float = 1.0,
-                  subtract: str = "delta") -> None:  # fmt: skip
+    def configure(
+        self, mode: str, top_k: int = 2, temperature: float = 1.0, subtract: str = "delta"
+    ) -> None:
         """Set the mode and Arrow's knobs; recomputes the modules and their prototypes."""
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
         self.mode, self.top_k, self.temperature, self.subtract = mode, top_k, temperature, subtract
         # PEFT's router, a separate copy of the base (kept out of this module's parameters)
-        self.__dict__["peft"] = (peft_router(self.base, self.layers, top_k, temperature,
-                                             mode == "peft_genknowsub")
-                                 if mode in PEFT_MODES else None)  # fmt: skip
+        self.__dict__["peft"] = (
+            peft_router(self.base, self.layers, top_k, temperature, mode == "peft_genknowsub")
+            if mode in PEFT_MODES
+            else None
+        )
         residual = subtract if mode == "genknowsub" else None
         self.stacks = {}
         for name, layer in self.layers.items():

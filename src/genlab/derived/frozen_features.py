@@ -62,8 +62,9 @@ def _tiny(root: object) -> dict[str, list[str]]:
     return {"runs": [tiny_parent("colored_digits", "cnn"), tiny_parent("colored_digits", "mlp")]}
 
 
-@MODELS.register("frozen_features", FrozenFeaturesParams, papers=(48,), family="ensembles",
-                 tiny=_tiny)  # fmt: skip
+@MODELS.register(
+    "frozen_features", FrozenFeaturesParams, papers=(48,), family="ensembles", tiny=_tiny
+)
 def frozen_features(params: FrozenFeaturesParams, info: TaskInfo) -> nn.Module:
     """A linear classifier on the joined frozen features of finished runs (Chen et al., #48)."""
     from genlab.methods.dg_shared import featurize

@@ -63,8 +63,10 @@ def lm_ensemble(model: nn.Module, ctx: EvalContext, params: LMEnsembleParams) ->
         raise SpecError("probe 'lm_ensemble' needs a language-modelling task with a val split")
     streams = {k: s.meta.get("stream") for k, s in ctx.data.splits().items()}
     if params.ngrams and any(v is None for v in streams.values()):
-        raise SpecError("probe 'lm_ensemble': n-gram members need meta['stream'] on every split "
-                        "(e.g. task pcfg_lm)")  # fmt: skip
+        raise SpecError(
+            "probe 'lm_ensemble': n-gram members need meta['stream'] on every split "
+            "(e.g. task pcfg_lm)"
+        )
     store = active_store()
     others = [load_model(store, r) for r in params.runs]
     train = (
@@ -79,8 +81,10 @@ def lm_ensemble(model: nn.Module, ctx: EvalContext, params: LMEnsembleParams) ->
         n = len(rows[0])
         rows += [g.stream_probs(streams[split].tolist())[:n] for g in grams]
         if any(len(r) != n for r in rows):
-            raise SpecError(f"probe 'lm_ensemble': the members score different tokens on {split} "
-                            "(train them on the same task and data_seed)")  # fmt: skip
+            raise SpecError(
+                f"probe 'lm_ensemble': the members score different tokens on {split} "
+                "(train them on the same task and data_seed)"
+            )
         probs[split] = torch.stack(rows)
     dev = f"val/{next(iter(ctx.data.val))}"
     w = em_weights(probs[dev])
@@ -88,7 +92,14 @@ def lm_ensemble(model: nn.Module, ctx: EvalContext, params: LMEnsembleParams) ->
     out: ProbeResult = {}
     for split, p in probs.items():
         mix, single = perplexity(mixture(p, w)), perplexity(p[best])
-        out.update({(split, "ppl_self"): perplexity(p[0]), (split, "ppl_best"): single,
-                    (split, "ppl_mix"): mix, (split, "mix_gain"): 1 - mix / single,
-                    (split, "w_self"): float(w[0]), (split, "n_used"): float((w >= USED).sum())})  # fmt: skip
+        out.update(
+            {
+                (split, "ppl_self"): perplexity(p[0]),
+                (split, "ppl_best"): single,
+                (split, "ppl_mix"): mix,
+                (split, "mix_gain"): 1 - mix / single,
+                (split, "w_self"): float(w[0]),
+                (split, "n_used"): float((w >= USED).sum()),
+            }
+        )
     return out

@@ -43,14 +43,34 @@ class LoraHubParams(Params):
 def upstream_specs(p: LoraHubParams, family: dict[str, Any]) -> tuple[dict, list[dict]]:
     """The base run's spec and each upstream LoRA's (their parent is filled in later)."""
     task = {"name": "skill_family", "params": {**family}}
-    common = {"batch_size": 64, "optimizer": {"name": "adamw", "lr": p.lr, "weight_decay": p.weight_decay},
-              "eval": {"every": 100000, "log_points": 0}}  # fmt: skip
-    base = {**common, "task": {**task, "params": {**family, "task": -1}}, "steps": p.base_steps,
-            "model": {"name": "mlp", "params": {"width": p.width, "depth": p.depth}}}  # fmt: skip
-    loras = [{**common, "task": {**task, "params": {**family, "task": i}}, "steps": p.lora_steps,
-              "method": {"name": "lora", "params": {"rank": p.rank, "alpha": float(p.rank),
-                                                    "init_seed": p.init_seed, "targets": p.targets}}}
-             for i in range(family["n_upstream"])]  # fmt: skip
+    common = {
+        "batch_size": 64,
+        "optimizer": {"name": "adamw", "lr": p.lr, "weight_decay": p.weight_decay},
+        "eval": {"every": 100000, "log_points": 0},
+    }
+    base = {
+        **common,
+        "task": {**task, "params": {**family, "task": -1}},
+        "steps": p.base_steps,
+        "model": {"name": "mlp", "params": {"width": p.width, "depth": p.depth}},
+    }
+    loras = [
+        {
+            **common,
+            "task": {**task, "params": {**family, "task": i}},
+            "steps": p.lora_steps,
+            "method": {
+                "name": "lora",
+                "params": {
+                    "rank": p.rank,
+                    "alpha": float(p.rank),
+                    "init_seed": p.init_seed,
+                    "targets": p.targets,
+                },
+            },
+        }
+        for i in range(family["n_upstream"])
+    ]
     return base, loras
 
 

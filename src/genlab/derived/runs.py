@@ -37,7 +37,9 @@ def tiny_parent(task: str, model: str, steps: int = 2) -> str:
     from genlab.store_context import active_store
     from genlab.tasks import TASKS
 
-    d = {kind: {"name": name, "params": dict(reg.get(name).extra.get("tiny") or {})}
-         for kind, name, reg in (("task", task, TASKS), ("model", model, MODELS))}  # fmt: skip
+    d = {
+        kind: {"name": name, "params": dict(reg.get(name).extra.get("tiny") or {})}
+        for kind, name, reg in (("task", task, TASKS), ("model", model, MODELS))
+    }
     spec = parse_spec({**d, "steps": steps, "batch_size": TINY_BATCH, "eval": {"log_points": 0}})
     return run_spec(spec, active_store(), progress=False).run_id

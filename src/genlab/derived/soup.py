@@ -27,8 +27,9 @@ class SoupParams(Params):
     """Params of ``soup``."""
 
     runs: list[RunId] = Field(min_length=1, description="finished runs whose weights are averaged")
-    weights: list[float] | None = Field(None, description="one non-negative weight per run; "
-                                        "default uniform")  # fmt: skip
+    weights: list[float] | None = Field(
+        None, description="one non-negative weight per run; default uniform"
+    )
     allow_unrelated: bool = Field(False, description="skip the shared-initialisation check")
 
     @model_validator(mode="after")
@@ -54,7 +55,7 @@ def soup(params: SoupParams, info: TaskInfo) -> nn.Module:
         build_plain,
         check_same_shapes,
         check_shared_init,
-        finished_spec,  # fmt: skip
+        finished_spec,
         load_into,
         plain_state,
     )

@@ -25,8 +25,9 @@ from genlab.registry import Params
 class TaskProbesParams(Params):
     """Params of ``task_probes``."""
 
-    tasks: dict[str, dict[str, Any]] = Field(min_length=1, description="name -> task table "
-                                             '{name = ..., params = {...}}')  # fmt: skip
+    tasks: dict[str, dict[str, Any]] = Field(
+        min_length=1, description="name -> task table {name = ..., params = {...}}"
+    )
     l2: float = Field(1e-3, ge=0, description="L2 penalty of each probe")
 
     @field_validator("tasks")
@@ -47,8 +48,9 @@ def _tiny_tasks() -> dict[str, Any]:
     return {"tasks": {"parity": {"name": "digits_views", "params": {"label": "parity"}}}}
 
 
-@PROBES.register("task_probes", TaskProbesParams, papers=(77,), family="ensembles",
-                 tiny=_tiny_tasks())  # fmt: skip
+@PROBES.register(
+    "task_probes", TaskProbesParams, papers=(77,), family="ensembles", tiny=_tiny_tasks()
+)
 def task_probes(model: nn.Module, ctx: EvalContext, params: TaskProbesParams) -> ProbeResult:
     """Linear-probe accuracy of the frozen features on each named task (UNIC, #77)."""
     from genlab.ensembles.probe import linear_probe
@@ -64,8 +66,10 @@ def task_probes(model: nn.Module, ctx: EvalContext, params: TaskProbesParams) ->
         entry = TASKS.get(t["name"])
         data = entry.obj(entry.params.model_validate(t["params"]), seed)
         if tuple(data.info.input_shape or ()) != tuple(ctx.data.info.input_shape or ()):
-            raise SpecError(f"probe 'task_probes': task {key} has inputs {data.info.input_shape}, "
-                            f"the run's task {ctx.data.info.input_shape}")  # fmt: skip
+            raise SpecError(
+                f"probe 'task_probes': task {key} has inputs {data.info.input_shape}, "
+                f"the run's task {ctx.data.info.input_shape}"
+            )
         dtype = next(model.parameters()).dtype
         for split, acc in linear_probe(model, data.to(dtype), params.l2).items():
             if split.startswith("test/"):

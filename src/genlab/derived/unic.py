@@ -75,10 +75,12 @@ class Student(nn.Module):
         blocks = range(len(dims_in)) if p.ladder else [len(dims_in) - 1]
         self.blocks = list(blocks)
         self.heads = nn.ModuleList(
-            nn.ModuleList(nn.Sequential(nn.Linear(dims_in[b], p.hidden), nn.GELU(),
-                                        nn.Linear(p.hidden, d)) for b in self.blocks)
+            nn.ModuleList(
+                nn.Sequential(nn.Linear(dims_in[b], p.hidden), nn.GELU(), nn.Linear(p.hidden, d))
+                for b in self.blocks
+            )
             for d in dims_out
-        )  # fmt: skip
+        )
         self.norms = nn.ModuleList(nn.BatchNorm1d(d, affine=False) for d in dims_out)
 
     def forward(self, x: Tensor) -> Tensor:
@@ -86,8 +88,10 @@ class Student(nn.Module):
 
     def predict(self, feats: list[Tensor]) -> list[Tensor]:
         """Each teacher's predicted features: the sum of its projectors over the ladder."""
-        return [sum(proj(feats[b]) for proj, b in zip(head, self.blocks, strict=True))
-                for head in self.heads]  # fmt: skip
+        return [
+            sum(proj(feats[b]) for proj, b in zip(head, self.blocks, strict=True))
+            for head in self.heads
+        ]
 
 
 def _tiny(root: object) -> dict[str, Any]:
@@ -115,8 +119,10 @@ class Unic(Method):
     def wrap(self, model: nn.Module) -> nn.Module:
         classifier(model)
         if self.info.vocab_size is not None:
-            raise ValueError("method.name: unic distils pooled features of dense inputs; this task "
-                             "gives tokens (use a task with input_shape, e.g. digits)")  # fmt: skip
+            raise ValueError(
+                "method.name: unic distils pooled features of dense inputs; this task "
+                "gives tokens (use a task with input_shape, e.g. digits)"
+            )
         dtype = next(model.parameters()).dtype
         probe = torch.zeros(2, *self.info.input_shape, dtype=dtype)
         was = model.training
@@ -126,8 +132,10 @@ class Unic(Method):
             try:
                 dims_out = [featurize(t.to(dtype), probe).shape[1] for t in self.teachers]
             except RuntimeError as exc:
-                raise ValueError(f"method.params.teachers: a teacher does not read this task's "
-                                 f"inputs {tuple(self.info.input_shape)}: {exc}") from None  # fmt: skip
+                raise ValueError(
+                    f"method.params.teachers: a teacher does not read this task's "
+                    f"inputs {tuple(self.info.input_shape)}: {exc}"
+                ) from None
         model.train(was)
         return Student(model, dims_in, dims_out, self.params).to(dtype)  # type: ignore[arg-type]
 
@@ -139,11 +147,13 @@ class Unic(Method):
             targets = [featurize(t.eval(), x) for t in self.teachers]
         targets = [norm(t) for norm, t in zip(model.norms, targets, strict=True)]
         preds = model.predict(feats)
-        per = torch.stack([
-            p.lam_cos * (1 - F.cosine_similarity(s, t, dim=1))
-            + p.lam_sl1 * F.smooth_l1_loss(s, t, reduction="none").mean(dim=1)
-            for s, t in zip(preds, targets, strict=True)
-        ])  # fmt: skip
+        per = torch.stack(
+            [
+                p.lam_cos * (1 - F.cosine_similarity(s, t, dim=1))
+                + p.lam_sl1 * F.smooth_l1_loss(s, t, reduction="none").mean(dim=1)
+                for s, t in zip(preds, targets, strict=True)
+            ]
+        )
         coeff = teacher_drop_weights(per.detach(), p.drop)
         distill = (coeff * per).sum()
         head = classifier(model.model)

@@ -61,8 +61,10 @@ def slow_cluster(logits: Tensor, y: Tensor, seed: int) -> Tensor:
             continue
         km = KMeans(n_clusters=2, n_init=10, random_state=seed)
         labels = torch.as_tensor(km.fit_predict(logits[idx].double().numpy()))
-        means = [losses[idx][labels == k].mean().item() if (labels == k).any() else -np.inf
-                 for k in (0, 1)]  # fmt: skip
+        means = [
+            losses[idx][labels == k].mean().item() if (labels == k).any() else -np.inf
+            for k in (0, 1)
+        ]
         slow[idx[labels == int(np.argmax(means))]] = True
     return slow
 
@@ -80,8 +82,10 @@ def _tiny(root: object) -> dict[str, Any]:
     from genlab.derived.runs import tiny_parent
     from genlab.tasks.easy_hard import TINY
 
-    return {"task": {"name": "easy_hard_features", "params": TINY},
-            "run": tiny_parent("easy_hard_features", "mlp")}  # fmt: skip
+    return {
+        "task": {"name": "easy_hard_features", "params": TINY},
+        "run": tiny_parent("easy_hard_features", "mlp"),
+    }
 
 
 @TASKS.register("useful", UsefulParams, papers=(80,), family="training-regime", tiny=_tiny)
@@ -93,8 +97,10 @@ def useful(params: UsefulParams, data_seed: int) -> TaskData:
     store = active_store()
     spec = finished_spec(store, params.run)
     if spec.task.model_dump(mode="json") != params.task or spec.data_seed != data_seed:
-        raise SpecError(f"task.params.run: run {params.run} was trained on another task or "
-                        "data_seed; USEFUL clusters with a run on the same data")  # fmt: skip
+        raise SpecError(
+            f"task.params.run: run {params.run} was trained on another task or "
+            "data_seed; USEFUL clusters with a run on the same data"
+        )
     entry = TASKS.get(params.task["name"])
     data = entry.obj(entry.params.model_validate(params.task["params"]), data_seed)
     model = load_model(store, params.run, data.info)

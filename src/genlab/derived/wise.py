@@ -30,10 +30,14 @@ Lam = Annotated[float, Field(gt=0, lt=1)]
 class WiseParams(Params):
     """Params of ``wise``."""
 
-    lambdas: list[Lam] = Field(default_factory=lambda: [0.5], min_length=1,
-                               description="interior interpolation weights (0 and 1 are added)")  # fmt: skip
-    bn: Literal["interpolate", "recompute"] = Field("interpolate", description="BatchNorm "
-                                                    "statistics: averaged or re-estimated")  # fmt: skip
+    lambdas: list[Lam] = Field(
+        default_factory=lambda: [0.5],
+        min_length=1,
+        description="interior interpolation weights (0 and 1 are added)",
+    )
+    bn: Literal["interpolate", "recompute"] = Field(
+        "interpolate", description="BatchNorm statistics: averaged or re-estimated"
+    )
 
 
 def label(lam: float) -> str:
@@ -50,8 +54,9 @@ def wise(model: nn.Module, ctx: EvalContext, params: WiseParams) -> ProbeResult:
 
     spec = ctx.spec
     if spec is None or spec.model.name != FROM_RUN:
-        raise SpecError("probe 'wise' measures a run fine-tuned from another one "
-                        "(model.name = 'from_run')")  # fmt: skip
+        raise SpecError(
+            "probe 'wise' measures a run fine-tuned from another one (model.name = 'from_run')"
+        )
     store, parent = active_store(), spec.model.params["run"]
     cls = METHODS.get(spec.method.name).obj
     now = {k: v.detach().clone() for k, v in model.state_dict().items()}
@@ -62,8 +67,9 @@ def wise(model: nn.Module, ctx: EvalContext, params: WiseParams) -> ProbeResult:
     with torch.random.fork_rng():
         net = build_plain(store, spec, ctx.data.info)
         path = path_scores(net, start, now, lambdas, ctx.data, params.bn)
-    out: ProbeResult = {(r.split, f"wise_acc@{label(r.lam)}"): float(r.accuracy)
-                        for r in path.table.itertuples()}  # fmt: skip
+    out: ProbeResult = {
+        (r.split, f"wise_acc@{label(r.lam)}"): float(r.accuracy) for r in path.table.itertuples()
+    }
     for split, ok in path.correct.items():
         for i, lam in enumerate(lambdas[1:-1], start=1):
             out[(split, f"fft@{label(lam)}")] = false_false_true(ok, i)

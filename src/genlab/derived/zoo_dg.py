@@ -48,8 +48,13 @@ class ZooDGParams(Params):
         return self
 
 
-@PROBES.register("zoo_dg", ZooDGParams, papers=(48,), family="ensembles",
-                 tiny={"include_self": True, "shifts": False})  # fmt: skip
+@PROBES.register(
+    "zoo_dg",
+    ZooDGParams,
+    papers=(48,),
+    family="ensembles",
+    tiny={"include_self": True, "shifts": False},
+)
 def zoo_dg(model: nn.Module, ctx: EvalContext, params: ZooDGParams) -> ProbeResult:
     """Held-out-domain accuracy of a source-fitted zoo combination vs its best member (#48)."""
     from genlab.ensembles.zoo import zoo_dg as combine
@@ -58,8 +63,10 @@ def zoo_dg(model: nn.Module, ctx: EvalContext, params: ZooDGParams) -> ProbeResu
 
     data = ctx.data
     if data.info.kind != "classification" or not data.test or set(data.val) != set(data.train):
-        raise SpecError("probe 'zoo_dg' needs a classification task with source domains (a "
-                        "val split for each train split) and held-out (test) domains")  # fmt: skip
+        raise SpecError(
+            "probe 'zoo_dg' needs a classification task with source domains (a "
+            "val split for each train split) and held-out (test) domains"
+        )
     members: dict[str, nn.Module] = {}
     if params.include_self:
         store = active_store() if ctx.spec is not None else None
@@ -83,9 +90,13 @@ def zoo_dg(model: nn.Module, ctx: EvalContext, params: ZooDGParams) -> ProbeResu
         out.update({(split, f"zoo_{k}"): v for k, v in accs.items()})
         out[(split, "zoo_gain")] = accs["em"] - accs["best"]
     for i, row in enumerate(res.members.itertuples()):
-        out.update({("model", f"weight_{i}"): float(row.weight),
-                    ("model", f"source_val_{i}"): float(row.source_val),
-                    ("model", f"div_shift_{i}"): float(row.div_shift),
-                    ("model", f"cor_shift_{i}"): float(row.cor_shift)})  # fmt: skip
+        out.update(
+            {
+                ("model", f"weight_{i}"): float(row.weight),
+                ("model", f"source_val_{i}"): float(row.source_val),
+                ("model", f"div_shift_{i}"): float(row.div_shift),
+                ("model", f"cor_shift_{i}"): float(row.cor_shift),
+            }
+        )
     out[("model", "n_used")] = float((res.members["weight"] >= USED).sum())
     return out

@@ -61,8 +61,12 @@ class BatchSampler:
         return out
 
     def state_dict(self) -> dict:
-        return {"generator": self.generator.get_state(), "perm": self._perm, "pos": self._pos,
-                "drawn": self._drawn}  # fmt: skip
+        return {
+            "generator": self.generator.get_state(),
+            "perm": self._perm,
+            "pos": self._pos,
+            "drawn": self._drawn,
+        }
 
     def load_state_dict(self, state: dict) -> None:
         self.generator.set_state(state["generator"])

@@ -36,7 +36,7 @@ _LIBRARY_DIRS = tuple(
         sysconfig.get_path("platlib"),
         sys.prefix,
     }
-    if p  # fmt: skip
+    if p
 )
 
 
@@ -97,11 +97,15 @@ def check_model(model: nn.Module, data: TaskData, name: str, builder: Any) -> No
     n = data.info.n_outputs
     at = source_of(builder.forward if isinstance(builder, type) else builder)
     if not isinstance(out, Tensor):
-        raise SpecError(f"model {name!r} returned {type(out).__name__}, not a tensor of {n} logits "
-                        f"per example ({at})")  # fmt: skip
+        raise SpecError(
+            f"model {name!r} returned {type(out).__name__}, not a tensor of {n} logits "
+            f"per example ({at})"
+        )
     if out.dim() == 0 or out.shape[-1] != n:
-        raise SpecError(f"model {name!r} returns logits of shape {tuple(out.shape)}; the task has "
-                        f"info.n_outputs = {n}, so the last dimension must be {n} ({at})")  # fmt: skip
+        raise SpecError(
+            f"model {name!r} returns logits of shape {tuple(out.shape)}; the task has "
+            f"info.n_outputs = {n}, so the last dimension must be {n} ({at})"
+        )
 
 
 def check_method(
@@ -117,9 +121,13 @@ def check_method(
     at = source_of(type(method).loss)
     ok = isinstance(got, tuple) and len(got) == 2
     if not (ok and isinstance(got[0], Tensor) and got[0].dim() == 0 and isinstance(got[1], dict)):
-        what = (f"({', '.join(type(g).__name__ for g in got)})" if isinstance(got, tuple)
-                else type(got).__name__)  # fmt: skip
+        what = (
+            f"({', '.join(type(g).__name__ for g in got)})"
+            if isinstance(got, tuple)
+            else type(got).__name__
+        )
         if isinstance(got, Tensor):
             what = f"a bare Tensor of shape {tuple(got.shape)}"
-        raise SpecError(f"method {name!r}: loss must return (scalar Tensor, dict of logs), got "
-                        f"{what} ({at})")  # fmt: skip
+        raise SpecError(
+            f"method {name!r}: loss must return (scalar Tensor, dict of logs), got {what} ({at})"
+        )

@@ -42,8 +42,11 @@ def hold(store: Store, run_id: str, wait: bool = False) -> Iterator[None]:
     if holder is not None and not wait:
         raise RunBusy(run_id, holder)
     if holder is not None:
-        print(f"run {run_id} is being trained by {holder}; waiting for it to finish",
-              file=sys.stderr, flush=True)  # fmt: skip
+        print(
+            f"run {run_id} is being trained by {holder}; waiting for it to finish",
+            file=sys.stderr,
+            flush=True,
+        )
     while holder is not None:
         time.sleep(POLL_S)
         holder = store.acquire(run_id)

@@ -43,8 +43,10 @@ def labelled(runs: Mapping[str, Mapping[str, Any]]) -> Iterator[None]:
     """While inside, the progress line of run id ``r`` (a key of ``runs``, in order) reads
     ``run k/N · <its labels>``."""
     n = len(runs)
-    text = {rid: f"run {k}/{n} · {run_label(lab)}".rstrip(" ·")
-            for k, (rid, lab) in enumerate(runs.items(), 1)}  # fmt: skip
+    text = {
+        rid: f"run {k}/{n} · {run_label(lab)}".rstrip(" ·")
+        for k, (rid, lab) in enumerate(runs.items(), 1)
+    }
     token = _LABELS.set(text)
     try:
         yield
@@ -120,21 +122,32 @@ class RunProgress:
     finds the run's ``run k/N`` label when a sweep installed one (``labelled``); ``console`` is
     stderr unless given (tests pass one of a fixed width)."""
 
-    def __init__(self, title: str, total: int, start: int = 0, enabled: bool = True,
-                 run_id: str | None = None, console: Console | None = None,
-                 unit: str = "step") -> None:  # fmt: skip
+    def __init__(
+        self,
+        title: str,
+        total: int,
+        start: int = 0,
+        enabled: bool = True,
+        run_id: str | None = None,
+        console: Console | None = None,
+        unit: str = "step",
+    ) -> None:
         self.enabled = enabled
         self.start, self.unit = start, unit
         self.title = (_LABELS.get() or {}).get(run_id or "", title)
-        self._progress = _Line(console=console or Console(stderr=True), disable=not enabled,
-                               refresh_per_second=8)  # fmt: skip
+        self._progress = _Line(
+            console=console or Console(stderr=True), disable=not enabled, refresh_per_second=8
+        )
         self._task = self._progress.add_task(self.title, total=total, completed=start, metrics="")
 
     def __enter__(self) -> RunProgress:
         self._progress.__enter__()
         if self.enabled and self.start > 0:
-            self._progress.console.print(f"{self.title}: resumed from {self.unit} {self.start}",
-                                         highlight=False, markup=False)  # fmt: skip
+            self._progress.console.print(
+                f"{self.title}: resumed from {self.unit} {self.start}",
+                highlight=False,
+                markup=False,
+            )
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -98,17 +98,25 @@ def prepare(spec: RunSpec) -> Prepared:
     except GenlabError:
         raise
     except Exception as exc:  # noqa: BLE001 - a plugin's constructor may raise anything
-        raise SpecError(f"model {spec.model.name!r} / method {spec.method.name!r} could not be "
-                        f"built: {contracts.one_line(exc)} ({contracts.where(exc)})") from None  # fmt: skip
+        raise SpecError(
+            f"model {spec.model.name!r} / method {spec.method.name!r} could not be "
+            f"built: {contracts.one_line(exc)} ({contracts.where(exc)})"
+        ) from None
     optimizer = build_optimizer(model, spec.optimizer)
     probes = []
     for comp in spec.eval.probes:
         p = PROBES.get(comp.name)
         probes.append((p.obj, p.params.model_validate(comp.params)))
     return Prepared(
-        spec, data, model, method, optimizer, build_scheduler(optimizer, spec.optimizer, spec.steps),
-        BatchSampler(data.train, spec.batch_size, gen), probes,
-    )  # fmt: skip
+        spec,
+        data,
+        model,
+        method,
+        optimizer,
+        build_scheduler(optimizer, spec.optimizer, spec.steps),
+        BatchSampler(data.train, spec.batch_size, gen),
+        probes,
+    )
 
 
 def evaluate(prep: Prepared, step: int, logits: dict[str, torch.Tensor] | None = None) -> Metrics:
@@ -148,9 +156,15 @@ def metric_rows(step: int, metrics: Metrics) -> list[tuple[int, str, str, float]
 def finished_result(store: Store, run_id: str) -> RunResult:
     """The ``RunResult`` of a run the store has finished (nothing trained: ``skipped``)."""
     row = store.run(run_id)
-    return RunResult(run_id, row["status"], row["step"], row["wall_s"],
-                     row["summary"].get("final", {}), skipped=True,
-                     threads=row["summary"].get("threads"))  # fmt: skip
+    return RunResult(
+        run_id,
+        row["status"],
+        row["step"],
+        row["wall_s"],
+        row["summary"].get("final", {}),
+        skipped=True,
+        threads=row["summary"].get("threads"),
+    )
 
 
 # kinds of run trained by a runner of their own, registered by their package (genlab.fed: "fed");
@@ -197,18 +211,27 @@ def run_spec(
         return _run(spec, store, progress, on_eval, wait, restart, threads)
 
 
-def _run(spec: RunSpec, store: Store, progress: bool, on_eval: Callable[[int, Metrics], None] | None,
-         wait: bool, restart: bool, threads: int | None) -> RunResult:  # fmt: skip
+def _run(
+    spec: RunSpec,
+    store: Store,
+    progress: bool,
+    on_eval: Callable[[int, Metrics], None] | None,
+    wait: bool,
+    restart: bool,
+    threads: int | None,
+) -> RunResult:
     run_id = spec.run_id
     prep = prepare(spec)
     n_threads = threads_mod.choose(sum(p.numel() for p in prep.model.parameters()), threads)
     with threads_mod.using(n_threads):
         first = None
         with _crash_fails_run(store, spec):  # plugins' contracts: exit 2 before anything is written
-            contracts.check_model(prep.model, prep.data, spec.model.name,
-                                  MODELS.get(spec.model.name).obj)  # fmt: skip
-            contracts.check_method(prep.method, prep.model, prep.data, spec.method.name,
-                                   spec.batch_size)  # fmt: skip
+            contracts.check_model(
+                prep.model, prep.data, spec.model.name, MODELS.get(spec.model.name).obj
+            )
+            contracts.check_method(
+                prep.method, prep.model, prep.data, spec.method.name, spec.batch_size
+            )
             if restart or store.status(run_id) is None:  # validates stop rules before writing
                 first = evaluate(prep, 0)
         if first is not None:
@@ -227,8 +250,15 @@ def _run(spec: RunSpec, store: Store, progress: bool, on_eval: Callable[[int, Me
                 check_stop_rules(spec, first)
             store.begin(run_id, spec.canonical_json())
             with recorded(store, run_id):
-                result = _train(prep, store, state, first if state is None else None, progress,
-                                on_eval, n_threads)  # fmt: skip
+                result = _train(
+                    prep,
+                    store,
+                    state,
+                    first if state is None else None,
+                    progress,
+                    on_eval,
+                    n_threads,
+                )
     result.threads = n_threads
     return result
 
@@ -263,8 +293,10 @@ def recorded(store: Store, run_id: str, unit: str = "step") -> Iterator[None]:
         if isinstance(exc, GenlabError):
             raise
         place = contracts.where(exc)
-        raise GenlabError(f"run {run_id} failed at {unit} {at}: {contracts.one_line(exc)}"
-                          + (f" ({place})" if place else "")) from exc  # fmt: skip
+        raise GenlabError(
+            f"run {run_id} failed at {unit} {at}: {contracts.one_line(exc)}"
+            + (f" ({place})" if place else "")
+        ) from exc
 
 
 def _record_end(store: Store, run_id: str, status: str, error: str | None = None) -> int:
@@ -312,8 +344,9 @@ def _train(
     t0 = time.perf_counter()
     step, status, error = start, "done", None
     model.train()
-    with RunProgress(f"{spec.task.name} · {spec.model.name}", spec.steps, start, progress,
-                     run_id=run_id) as bar:  # fmt: skip
+    with RunProgress(
+        f"{spec.task.name} · {spec.model.name}", spec.steps, start, progress, run_id=run_id
+    ) as bar:
         if first:
             bar.show(first)
         for step in range(start + 1, spec.steps + 1):
@@ -338,20 +371,34 @@ def _train(
                     break
             if step % spec.checkpoint_every == 0 and step < spec.steps:
                 wall = wall0 + time.perf_counter() - t0
-                checkpoint.save(run_dir / checkpoint.RESUME, {
-                    "model": model.state_dict(), "optimizer": prep.optimizer.state_dict(),
-                    "scheduler": prep.scheduler.state_dict(), "sampler": prep.sampler.state_dict(),
-                    "rng": torch.get_rng_state(), "step": step, "wall_s": wall, "streaks": streaks,
-                    "logs_sum": logs_sum, "n_logs": n_logs, "method": prep.method.state_dict(),
-                })  # fmt: skip
+                checkpoint.save(
+                    run_dir / checkpoint.RESUME,
+                    {
+                        "model": model.state_dict(),
+                        "optimizer": prep.optimizer.state_dict(),
+                        "scheduler": prep.scheduler.state_dict(),
+                        "sampler": prep.sampler.state_dict(),
+                        "rng": torch.get_rng_state(),
+                        "step": step,
+                        "wall_s": wall,
+                        "streaks": streaks,
+                        "logs_sum": logs_sum,
+                        "n_logs": n_logs,
+                        "method": prep.method.state_dict(),
+                    },
+                )
                 store.progress(run_id, step, wall)
             if step % 25 == 0:
                 bar.advance(step)
         bar.advance(step)
     wall = wall0 + time.perf_counter() - t0
     final = {f"{s}:{m}": v for (s, m), v in last.items()}
-    summary = {"final": final, "steps": step, "stopped_early": step < spec.steps and not error,
-               "threads": n_threads}  # fmt: skip
+    summary = {
+        "final": final,
+        "steps": step,
+        "stopped_early": step < spec.steps and not error,
+        "threads": n_threads,
+    }
     if status == "done":
         checkpoint.save(run_dir / checkpoint.FINAL, {"model": model.state_dict()}, False)
         checkpoint.discard(run_dir / checkpoint.RESUME)

@@ -77,10 +77,16 @@ class KneserNey:
     def stream_probs(self, stream: Sequence[int], start: int = 1) -> Tensor:
         """``P(stream[i] | stream[:i])`` for ``i >= start``, as a float64 tensor."""
         toks = [int(t) for t in stream]
-        return torch.tensor([self.prob(toks[max(0, i - self.order + 1) : i], toks[i])
-                             for i in range(start, len(toks))], dtype=torch.float64)  # fmt: skip
+        return torch.tensor(
+            [
+                self.prob(toks[max(0, i - self.order + 1) : i], toks[i])
+                for i in range(start, len(toks))
+            ],
+            dtype=torch.float64,
+        )
 
     def distribution(self, context: Sequence[int]) -> Tensor:
         """``P(. | context)`` over the vocabulary (sums to one)."""
-        return torch.tensor([self.prob(context, w) for w in range(self.vocab_size)],
-                            dtype=torch.float64)  # fmt: skip
+        return torch.tensor(
+            [self.prob(context, w) for w in range(self.vocab_size)], dtype=torch.float64
+        )

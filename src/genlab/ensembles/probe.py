@@ -41,8 +41,12 @@ class SoftmaxProbe:
         z = (x - self.mean) / self.std
         self.w = torch.zeros(z.shape[1], self.k, dtype=torch.float64, requires_grad=True)
         self.b = torch.zeros(self.k, dtype=torch.float64, requires_grad=True)
-        opt = torch.optim.LBFGS([self.w, self.b], max_iter=self.iters, tolerance_grad=1e-7,
-                                line_search_fn="strong_wolfe")  # fmt: skip
+        opt = torch.optim.LBFGS(
+            [self.w, self.b],
+            max_iter=self.iters,
+            tolerance_grad=1e-7,
+            line_search_fn="strong_wolfe",
+        )
 
         def closure() -> Tensor:
             opt.zero_grad()

@@ -85,17 +85,25 @@ def zoo_dg(members: dict[str, nn.Module], data: TaskData, shifts: bool = True) -
     yte = torch.cat([s.y for s in data.test.values()])
     rows, pva, pte, ftr, fte = [], [], [], [], []
     for name, model in members.items():
-        per_env = {e: (features(model, data.train[e].x), data.train[e].y,
-                       features(model, data.val[e].x)) for e in envs}  # fmt: skip
+        per_env = {
+            e: (features(model, data.train[e].x), data.train[e].y, features(model, data.val[e].x))
+            for e in envs
+        }
         xtr = torch.cat([per_env[e][0] for e in envs])
         xva = torch.cat([per_env[e][2] for e in envs])
         xte = torch.cat([features(model, s.x) for s in data.test.values()])
         probe = SoftmaxProbe(k).fit(xtr, ytr)
         p_va, p_te = probe.proba(xva), probe.proba(xte)
         div, cor = shift_estimates(per_env, k) if shifts and len(envs) > 1 else (np.nan, np.nan)
-        rows.append({"member": name, "source_val": (p_va.argmax(1) == yva).double().mean().item(),
-                     "target": (p_te.argmax(1) == yte).double().mean().item(),
-                     "div_shift": div, "cor_shift": cor})  # fmt: skip
+        rows.append(
+            {
+                "member": name,
+                "source_val": (p_va.argmax(1) == yva).double().mean().item(),
+                "target": (p_te.argmax(1) == yte).double().mean().item(),
+                "div_shift": div,
+                "cor_shift": cor,
+            }
+        )
         pva.append(p_va[torch.arange(len(yva)), yva])
         pte.append(p_te)
         ftr.append(xtr), fte.append(xte)

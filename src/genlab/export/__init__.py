@@ -50,8 +50,11 @@ def collect(store: Store, ref: str) -> tuple[str, list[ExportRun]]:
     """A sweep (id, id prefix or name) or a run (id or unique prefix): its name and its runs."""
     sweep = store.sweep(ref)
     if sweep is not None:
-        labelled = [(r["run_id"], r["labels"]) for r in sweep["runs"]
-                    if store.status(r["run_id"]) is not None]  # fmt: skip
+        labelled = [
+            (r["run_id"], r["labels"])
+            for r in sweep["runs"]
+            if store.status(r["run_id"]) is not None
+        ]
         if not labelled:
             raise SpecError(f"sweep {sweep['name']!r} has no runs in the store yet")
         name = sweep["name"]
@@ -64,8 +67,11 @@ def collect(store: Store, ref: str) -> tuple[str, list[ExportRun]]:
     out = []
     for rid, labels in labelled:
         row = store.run(rid)
-        out.append(ExportRun(rid, row, flat_params(row["spec"]), labels, store.metrics(rid),
-                             store.artifacts(rid)))  # fmt: skip
+        out.append(
+            ExportRun(
+                rid, row, flat_params(row["spec"]), labels, store.metrics(rid), store.artifacts(rid)
+            )
+        )
     return name, out
 
 

@@ -54,27 +54,41 @@ def export_mlflow(runs: list[ExportRun], experiment: str, directory: Path) -> li
     directory.mkdir(parents=True, exist_ok=True)
     client = tracking.MlflowClient(tracking_uri=tracking_uri(directory))
     exp = client.get_experiment_by_name(experiment)
-    exp_id = exp.experiment_id if exp else client.create_experiment(
-        experiment, artifact_location=(directory.resolve() / "artifacts").as_uri())  # fmt: skip
+    exp_id = (
+        exp.experiment_id
+        if exp
+        else client.create_experiment(
+            experiment, artifact_location=(directory.resolve() / "artifacts").as_uri()
+        )
+    )
     done = []
     for run in runs:
         found = client.search_runs([exp_id], f"tags.`{TAG}` = '{run.run_id}'", max_results=1)
         if found:
-            done.append({"run_id": run.run_id, "mlflow_run_id": found[0].info.run_id,
-                         "skipped": True})  # fmt: skip
+            done.append(
+                {"run_id": run.run_id, "mlflow_run_id": found[0].info.run_id, "skipped": True}
+            )
             continue
         row = run.row
-        tags = {TAG: run.run_id, "genlab.status": row["status"], "genlab.host": str(row["host"]),
-                "genlab.version": str(row["version"]),
-                **{f"genlab.label.{k}": json.dumps(v) for k, v in run.labels.items()}}  # fmt: skip
+        tags = {
+            TAG: run.run_id,
+            "genlab.status": row["status"],
+            "genlab.host": str(row["host"]),
+            "genlab.version": str(row["version"]),
+            **{f"genlab.label.{k}": json.dumps(v) for k, v in run.labels.items()},
+        }
         start_ms = int((row["started"] or row["created"] or 0) * 1000)
         mrun = client.create_run(exp_id, start_time=start_ms, tags=tags, run_name=run.run_id)
         rid = mrun.info.run_id
         params = [entities.Param(k, v) for k, v in run.params.items()]
         keys = key_map(run)
         back = {tuple(v): k for k, v in keys.items()}
-        metrics = [entities.Metric(back[(s, m)], float(v), start_ms, int(step))
-                   for step, s, m, v in run.metrics[["step", "split", "metric", "value"]].itertuples(index=False)]  # fmt: skip
+        metrics = [
+            entities.Metric(back[(s, m)], float(v), start_ms, int(step))
+            for step, s, m, v in run.metrics[["step", "split", "metric", "value"]].itertuples(
+                index=False
+            )
+        ]
         for i in range(0, len(params), 100):  # MLflow's limits per batch: 100 params,
             client.log_batch(rid, params=params[i : i + 100])
         for i in range(0, len(metrics), 1000):  # 1000 metrics

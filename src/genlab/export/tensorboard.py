@@ -27,11 +27,22 @@ def export_tensorboard(runs: list[ExportRun], directory: Path) -> list[dict[str,
             old.unlink()
         start = run.row["started"] or run.row["created"] or 0.0
         with SummaryWriter(log_dir=str(path)) as writer:
-            text = json.dumps({"run_id": run.run_id, "labels": run.labels,
-                               "spec": run.row["spec"]}, indent=2, sort_keys=True)  # fmt: skip
+            text = json.dumps(
+                {"run_id": run.run_id, "labels": run.labels, "spec": run.row["spec"]},
+                indent=2,
+                sort_keys=True,
+            )
             writer.add_text("genlab/spec", f"```\n{text}\n```", 0, walltime=start)
-            for step, split, metric, value in run.metrics[["step", "split", "metric", "value"]].itertuples(index=False):  # fmt: skip
-                writer.add_scalar(f"{split}/{metric}", float(value), int(step), walltime=start,
-                                  new_style=True, double_precision=True)  # fmt: skip
+            for step, split, metric, value in run.metrics[
+                ["step", "split", "metric", "value"]
+            ].itertuples(index=False):
+                writer.add_scalar(
+                    f"{split}/{metric}",
+                    float(value),
+                    int(step),
+                    walltime=start,
+                    new_style=True,
+                    double_precision=True,
+                )
         done.append({"run_id": run.run_id, "path": str(path)})
     return done

@@ -62,8 +62,9 @@ def local_train(
     return total / spec.fed.local_steps
 
 
-def _client_stats(model: nn.Module, data: ClientData, n_classes: int, noise: float, cid: int,
-                  rnd: int) -> ConfigRecord:  # fmt: skip
+def _client_stats(
+    model: nn.Module, data: ClientData, n_classes: int, noise: float, cid: int, rnd: int
+) -> ConfigRecord:
     """Class counts, and feature sums and sums of squares with N(0, noise²) added to the means."""
     count, s, sq = feature_stats(model, data.train.x, data.train.y, n_classes)
     if noise > 0:
@@ -92,10 +93,12 @@ def make_client_app(spec_json: str) -> ClientApp:
         spec, data, model, method = _setup(msg, context)
         cid, cfg = int(context.node_config["partition-id"]), msg.content["config"]
         loss = local_train(spec, data, model, method, cfg, cid)
-        content = RecordDict({
-            "arrays": ArrayRecord(model.state_dict()),
-            "metrics": MetricRecord({"train_loss": loss, "num-examples": len(data.train)}),
-        })  # fmt: skip
+        content = RecordDict(
+            {
+                "arrays": ArrayRecord(model.state_dict()),
+                "metrics": MetricRecord({"train_loss": loss, "num-examples": len(data.train)}),
+            }
+        )
         if isinstance(method, FedImpro):
             n_classes = fed_data(spec_json).task.info.n_outputs
             content["feature-stats"] = _client_stats(

@@ -41,19 +41,36 @@ def _stats(g: ClientGraph, classes: int, min_nodes: int) -> ConfigRecord:
     y, m = g.y[:k], g.train[:k]
     count = torch.stack([(m & (y == c)).sum() for c in range(classes)]).double()
     count[count < min_nodes] = 0  # unreliable classes are not shared
-    s = torch.stack([h[m & (y == c)].double().sum(0) if count[c] else torch.zeros(h.shape[1],
-                     dtype=torch.float64) for c in range(classes)])  # fmt: skip
-    sq = torch.stack([(h[m & (y == c)].double() ** 2).sum(0) if count[c] else torch.zeros(
-                      h.shape[1], dtype=torch.float64) for c in range(classes)])  # fmt: skip
+    s = torch.stack(
+        [
+            h[m & (y == c)].double().sum(0)
+            if count[c]
+            else torch.zeros(h.shape[1], dtype=torch.float64)
+            for c in range(classes)
+        ]
+    )
+    sq = torch.stack(
+        [
+            (h[m & (y == c)].double() ** 2).sum(0)
+            if count[c]
+            else torch.zeros(h.shape[1], dtype=torch.float64)
+            for c in range(classes)
+        ]
+    )
     return ConfigRecord(
         {"count": count.tolist(), "sum": s.flatten().tolist(), "sumsq": sq.flatten().tolist()}
     )
 
 
-def make_graph_client_app(graph_json: str, local_steps: int = 10, lr: float = 0.01,
-                          weight: float = 1.0, min_nodes: int = 5, hidden: int = 32,
-                          optimizer: Callable[[GCN], torch.optim.Optimizer] | None = None,
-                          ) -> ClientApp:  # fmt: skip
+def make_graph_client_app(
+    graph_json: str,
+    local_steps: int = 10,
+    lr: float = 0.01,
+    weight: float = 1.0,
+    min_nodes: int = 5,
+    hidden: int = 32,
+    optimizer: Callable[[GCN], torch.optim.Optimizer] | None = None,
+) -> ClientApp:
     """A ``ClientApp`` whose partition ``i`` is SBM client ``i`` of ``sbm_clients(**graph)``.
     ``optimizer`` builds each round's local optimiser (default: Adam, ``lr``, weight decay
     5e-4)."""
@@ -90,10 +107,15 @@ def make_graph_client_app(graph_json: str, local_steps: int = 10, lr: float = 0.
             opt.step()
             total += loss.item()
         local = accuracy(model, g)
-        metrics = {"train_loss": total / local_steps, "local_test": local["test"],
-                   "local_unseen": local["unseen"], "num-examples": int(mask.sum())}  # fmt: skip
-        content = RecordDict({"arrays": ArrayRecord(model.state_dict()),
-                              "metrics": MetricRecord(metrics)})  # fmt: skip
+        metrics = {
+            "train_loss": total / local_steps,
+            "local_test": local["test"],
+            "local_unseen": local["unseen"],
+            "num-examples": int(mask.sum()),
+        }
+        content = RecordDict(
+            {"arrays": ArrayRecord(model.state_dict()), "metrics": MetricRecord(metrics)}
+        )
         if cfg.get("want-stats", False):
             content["class-stats"] = _stats(g, classes, min_nodes)
         return Message(content, reply_to=msg)
@@ -102,8 +124,13 @@ def make_graph_client_app(graph_json: str, local_steps: int = 10, lr: float = 0.
     def evaluate(msg: Message, context: Context) -> Message:
         g, model = _setup(msg, context)
         acc = accuracy(model, g)
-        metrics = MetricRecord({"global_test": acc["test"], "global_unseen": acc["unseen"],
-                                "num-examples": int(g.unseen.sum())})  # fmt: skip
+        metrics = MetricRecord(
+            {
+                "global_test": acc["test"],
+                "global_unseen": acc["unseen"],
+                "num-examples": int(g.unseen.sum()),
+            }
+        )
         return Message(RecordDict({"metrics": metrics}), reply_to=msg)
 
     return app
@@ -117,8 +144,9 @@ class FedLoGStrategy(FedAvg):
         self.per_class, self.seed = per_class, seed
         self.synthetic: tuple[list[float], list[int]] | None = None
 
-    def configure_train(self, server_round: int, arrays: ArrayRecord, config: ConfigRecord,
-                        grid: Grid):  # fmt: skip
+    def configure_train(
+        self, server_round: int, arrays: ArrayRecord, config: ConfigRecord, grid: Grid
+    ):
         if self.synthetic is None:
             config["want-stats"] = True
         else:
@@ -127,8 +155,11 @@ class FedLoGStrategy(FedAvg):
 
     def aggregate_train(self, server_round: int, replies):  # noqa: ANN001, ANN201
         replies = list(replies)
-        got = [m.content["class-stats"] for m in replies
-               if not m.has_error() and "class-stats" in m.content]  # fmt: skip
+        got = [
+            m.content["class-stats"]
+            for m in replies
+            if not m.has_error() and "class-stats" in m.content
+        ]
         if got and self.synthetic is None:
             self.synthetic = synthetic_nodes(got, self.per_class, self.seed)
         return super().aggregate_train(server_round, replies)
@@ -153,11 +184,17 @@ def synthetic_nodes(stats: list[ConfigRecord], per_class: int, seed: int):  # no
     return torch.cat(xs).float().flatten().tolist(), ys
 
 
-def make_graph_strategy(method: str, seed: int = 0, per_class: int = 20,
-                        fraction_train: float = 1.0) -> Strategy:  # fmt: skip
+def make_graph_strategy(
+    method: str, seed: int = 0, per_class: int = 20, fraction_train: float = 1.0
+) -> Strategy:
     """Flower's ``FedAvg`` or ``FedLoGStrategy``; every client evaluates every round."""
-    common = {"fraction_train": fraction_train, "fraction_evaluate": 1.0, "min_train_nodes": 1,
-              "min_evaluate_nodes": 1, "min_available_nodes": 1}  # fmt: skip
+    common = {
+        "fraction_train": fraction_train,
+        "fraction_evaluate": 1.0,
+        "min_train_nodes": 1,
+        "min_evaluate_nodes": 1,
+        "min_available_nodes": 1,
+    }
     if method == "fedlog":
         return FedLoGStrategy(per_class=per_class, seed=seed, **common)
     if method == "fedavg":
@@ -165,8 +202,9 @@ def make_graph_strategy(method: str, seed: int = 0, per_class: int = 20,
     raise ValueError(f"method={method!r}: fedavg or fedlog")
 
 
-def run_graph_fed(method: str = "fedavg", rounds: int = 20, seed: int = 0, local_steps: int = 10,
-                  **graph: Any) -> list[dict[str, float]]:  # fmt: skip
+def run_graph_fed(
+    method: str = "fedavg", rounds: int = 20, seed: int = 0, local_steps: int = 10, **graph: Any
+) -> list[dict[str, float]]:
     """Rounds of ``method`` over ``sbm_clients(seed=seed, **graph)`` on ``LocalGrid`` (Flower's
     ``Grid`` in-process); per round, the aggregated client metrics (weighted by nodes)."""
     from genlab.fed.flower import require_flwr

@@ -47,12 +47,25 @@ def run_graph_federated(
     seed_everything(spec.seed)
     task = spec.task.params
     model = GCN(task["dim"], task["classes"], spec.model.params["hidden"])
-    return with_lease(spec, store, model, wait, restart, threads,
-                      lambda state: _rounds(spec, model, store, state, progress, on_eval))  # fmt: skip
+    return with_lease(
+        spec,
+        store,
+        model,
+        wait,
+        restart,
+        threads,
+        lambda state: _rounds(spec, model, store, state, progress, on_eval),
+    )
 
 
-def _rounds(spec: RunSpec, model: Any, store: Store, state: dict | None, progress: bool,
-            on_eval: Callable[[int, Metrics], None] | None) -> RunResult:  # fmt: skip
+def _rounds(
+    spec: RunSpec,
+    model: Any,
+    store: Store,
+    state: dict | None,
+    progress: bool,
+    on_eval: Callable[[int, Metrics], None] | None,
+) -> RunResult:
     from flwr.app import ArrayRecord, ConfigRecord
 
     from genlab.engine.optim import build_optimizer
@@ -62,20 +75,27 @@ def _rounds(spec: RunSpec, model: Any, store: Store, state: dict | None, progres
     fed, meth = spec.fed, spec.method.params
     assert fed is not None
     app = make_graph_client_app(
-        graph_json(spec), fed.local_steps, weight=meth.get("weight", 1.0),
-        min_nodes=meth.get("min_nodes", 5), hidden=spec.model.params["hidden"],
+        graph_json(spec),
+        fed.local_steps,
+        weight=meth.get("weight", 1.0),
+        min_nodes=meth.get("min_nodes", 5),
+        hidden=spec.model.params["hidden"],
         optimizer=lambda m: build_optimizer(m, spec.optimizer),
-    )  # fmt: skip
+    )
     grid = LocalGrid(app, list(range(fed.clients)))
-    strategy = make_graph_strategy(spec.method.name, spec.seed, meth.get("per_class", 20),
-                                   fed.fraction_train)  # fmt: skip
+    strategy = make_graph_strategy(
+        spec.method.name, spec.seed, meth.get("per_class", 20), fed.fraction_train
+    )
 
     def evaluate(rnd: int) -> Metrics:
-        msgs = strategy.configure_evaluate(rnd, ArrayRecord(model.state_dict()), ConfigRecord(),
-                                           grid)  # fmt: skip
+        msgs = strategy.configure_evaluate(
+            rnd, ArrayRecord(model.state_dict()), ConfigRecord(), grid
+        )
         got = strategy.aggregate_evaluate(rnd, grid.send_and_receive(msgs)) or {}
-        return {("global/own", "accuracy"): float(got["global_test"]),
-                ("global/unseen", "accuracy"): float(got["global_unseen"])}  # fmt: skip
+        return {
+            ("global/own", "accuracy"): float(got["global_test"]),
+            ("global/unseen", "accuracy"): float(got["global_unseen"]),
+        }
 
     def measure(rnd: int, replies: list, agg: Any) -> Metrics:
         if not rnd:
@@ -85,14 +105,18 @@ def _rounds(spec: RunSpec, model: Any, store: Store, state: dict | None, progres
         out[("local/unseen", "accuracy")] = float(agg["local_unseen"])
         return out | evaluate(rnd)
 
-    return flower_rounds(spec, store, model, strategy, grid, state, measure, "synthetic", progress,
-                         on_eval)  # fmt: skip
+    return flower_rounds(
+        spec, store, model, strategy, grid, state, measure, "synthetic", progress, on_eval
+    )
 
 
 def _client_metrics(replies: list, nodes: dict[int, int]) -> Metrics:
     """``client/i:local_unseen`` per replying client and their worst, ``fed:local_unseen_worst``."""
-    acc = {nodes[m.metadata.src_node_id]: float(m.content["metrics"]["local_unseen"])
-           for m in replies if not m.has_error()}  # fmt: skip
+    acc = {
+        nodes[m.metadata.src_node_id]: float(m.content["metrics"]["local_unseen"])
+        for m in replies
+        if not m.has_error()
+    }
     out: Metrics = {(f"client/{i}", "local_unseen"): a for i, a in sorted(acc.items())}
     if acc:
         out[("fed", "local_unseen_worst")] = min(acc.values())

@@ -36,8 +36,12 @@ class SBMGraphsParams(Params):
 
     classes: int = Field(5, ge=2)
     nodes: int = Field(200, ge=10, description="seen nodes per client")
-    new_nodes: int = Field(100, ge=1, description="nodes that arrive after training, labels "
-                           "uniform: the unseen label distribution")  # fmt: skip
+    new_nodes: int = Field(
+        100,
+        ge=1,
+        description="nodes that arrive after training, labels "
+        "uniform: the unseen label distribution",
+    )
     dim: int = Field(16, ge=1, description="node feature dimension")
     signal: float = Field(1.0, gt=0, description="scale of the class means (unit noise)")
     p_in: float = Field(0.05, ge=0, le=1, description="edge probability within a class")
@@ -67,10 +71,12 @@ class FedAvgParams(Params):
 GRAPH_TASKS: Registry[type[Params]] = Registry("graph task")
 GRAPH_MODELS: Registry[type[Params]] = Registry("graph model")
 GRAPH_METHODS: Registry[type[Params]] = Registry("graph method")
-for _reg, _name, _params in ((GRAPH_TASKS, "sbm_graphs", SBMGraphsParams),
-                             (GRAPH_MODELS, "gcn", GCNParams),
-                             (GRAPH_METHODS, "fedavg", FedAvgParams),
-                             (GRAPH_METHODS, "fedlog", FedLoGParams)):  # fmt: skip
+for _reg, _name, _params in (
+    (GRAPH_TASKS, "sbm_graphs", SBMGraphsParams),
+    (GRAPH_MODELS, "gcn", GCNParams),
+    (GRAPH_METHODS, "fedavg", FedAvgParams),
+    (GRAPH_METHODS, "fedlog", FedLoGParams),
+):
     _reg.register(_name, _params, papers=() if _name == "fedavg" else (78,))(_params)
 
 
@@ -83,10 +89,15 @@ def resolve(spec: RunSpec) -> None:
     """Validate a graph run's components and the fields the graph runner uses (SpecError naming
     the field otherwise); fills in the components' default params."""
     if spec.fed is None:
-        raise SpecError(f"task {spec.task.name!r} is a federated graph task: it needs a fed table "
-                        "(e.g. fed.clients=5)")  # fmt: skip
-    for reg, comp, where in ((GRAPH_TASKS, spec.task, "task"), (GRAPH_MODELS, spec.model, "model"),
-                             (GRAPH_METHODS, spec.method, "method")):  # fmt: skip
+        raise SpecError(
+            f"task {spec.task.name!r} is a federated graph task: it needs a fed table "
+            "(e.g. fed.clients=5)"
+        )
+    for reg, comp, where in (
+        (GRAPH_TASKS, spec.task, "task"),
+        (GRAPH_MODELS, spec.model, "model"),
+        (GRAPH_METHODS, spec.method, "method"),
+    ):
         reg.get(comp.name)  # an unknown name lists the allowed ones
         comp.params = reg.params(comp.name, comp.params, f"{where}.params").model_dump(mode="json")
     fed, opt = spec.fed, spec.optimizer
@@ -110,6 +121,11 @@ def graph_json(spec: RunSpec) -> str:
     """The keyword arguments of ``sbm_clients`` for ``spec``, as canonical JSON."""
     fed = spec.fed
     assert fed is not None
-    kw = {**spec.task.params, "clients": fed.clients, "alpha": fed.alpha,
-          "test_share": fed.local_test, "seed": spec.data_seed}  # fmt: skip
+    kw = {
+        **spec.task.params,
+        "clients": fed.clients,
+        "alpha": fed.alpha,
+        "test_share": fed.local_test,
+        "seed": spec.data_seed,
+    }
     return json.dumps(kw, sort_keys=True)

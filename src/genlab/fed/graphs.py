@@ -78,12 +78,17 @@ def sbm_clients(
         seen = np.arange(n) < nodes
         held = np.zeros(n, dtype=bool)
         held[rng.choice(nodes, int(round(test_share * nodes)), replace=False)] = True
-        out.append(ClientGraph(
-            x=torch.from_numpy(x).float(), y=torch.from_numpy(y).long(),
-            adj_seen=normalise(a[:nodes, :nodes]), adj=normalise(a),
-            train=torch.from_numpy(seen & ~held), test=torch.from_numpy(held),
-            unseen=torch.from_numpy(~seen),
-        ))  # fmt: skip
+        out.append(
+            ClientGraph(
+                x=torch.from_numpy(x).float(),
+                y=torch.from_numpy(y).long(),
+                adj_seen=normalise(a[:nodes, :nodes]),
+                adj=normalise(a),
+                train=torch.from_numpy(seen & ~held),
+                test=torch.from_numpy(held),
+                unseen=torch.from_numpy(~seen),
+            )
+        )
     return out
 
 

@@ -42,8 +42,14 @@ class LocalGrid(Grid):
     def run(self) -> Run:
         return self._run  # type: ignore[return-value]
 
-    def create_message(self, content: RecordDict, message_type: str, dst_node_id: int,
-                       group_id: str, ttl: float | None = None) -> Message:  # fmt: skip
+    def create_message(
+        self,
+        content: RecordDict,
+        message_type: str,
+        dst_node_id: int,
+        group_id: str,
+        ttl: float | None = None,
+    ) -> Message:
         return Message(content, dst_node_id, message_type, ttl=ttl, group_id=group_id)
 
     def get_node_ids(self) -> Iterable[int]:
@@ -54,8 +60,13 @@ class LocalGrid(Grid):
         for msg in messages:
             msg.metadata.__dict__["_message_id"] = mid = str(uuid.uuid4())
             node = msg.metadata.dst_node_id
-            ctx = Context(RUN_ID, node, {"partition-id": self.nodes[node],
-                          "num-partitions": len(self.nodes)}, self._states[node], {})  # fmt: skip
+            ctx = Context(
+                RUN_ID,
+                node,
+                {"partition-id": self.nodes[node], "num-partitions": len(self.nodes)},
+                self._states[node],
+                {},
+            )
             self._replies[mid] = self.app(msg, ctx)
             ids.append(mid)
         return ids

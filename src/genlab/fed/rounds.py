@@ -31,8 +31,15 @@ from genlab.store import Store
 Measure = Callable[[int, list, Any], Metrics]  # (round, client replies, aggregated metrics)
 
 
-def with_lease(spec: RunSpec, store: Store, model: nn.Module, wait: bool, restart: bool,
-               threads: int | None, rounds: Callable[[dict | None], RunResult]) -> RunResult:  # fmt: skip
+def with_lease(
+    spec: RunSpec,
+    store: Store,
+    model: nn.Module,
+    wait: bool,
+    restart: bool,
+    threads: int | None,
+    rounds: Callable[[dict | None], RunResult],
+) -> RunResult:
     """Run ``rounds(resume_state)`` under the run's lease and thread policy, or return the stored
     result of a run that already finished (unless ``restart``)."""
     run_id = spec.run_id
@@ -93,8 +100,9 @@ def flower_rounds(
             global_sd = {k: v.detach().clone() for k, v in model.state_dict().items()}
             msgs = strategy.configure_train(rnd, ArrayRecord(global_sd), ConfigRecord(), grid)
             replies = list(grid.send_and_receive(msgs))
-            updates = [flat_update(m.content["arrays"].to_torch_state_dict(), global_sd)
-                       for m in replies]  # fmt: skip
+            updates = [
+                flat_update(m.content["arrays"].to_torch_state_dict(), global_sd) for m in replies
+            ]
             arrays, agg = strategy.aggregate_train(rnd, replies)
             if arrays is None or agg is None:
                 raise GenlabError(f"round {rnd}: no client replied with a model")
@@ -111,10 +119,15 @@ def flower_rounds(
             bar.advance(rnd)
             wall = wall0 + time.perf_counter() - t0
             if rnd < spec.steps:
-                checkpoint.save(store.run_dir(run_id) / checkpoint.RESUME, {
-                    "model": model.state_dict(), "round": rnd, "wall_s": wall,
-                    keep: getattr(strategy, keep, None),
-                })  # fmt: skip
+                checkpoint.save(
+                    store.run_dir(run_id) / checkpoint.RESUME,
+                    {
+                        "model": model.state_dict(),
+                        "round": rnd,
+                        "wall_s": wall,
+                        keep: getattr(strategy, keep, None),
+                    },
+                )
             store.progress(run_id, rnd, wall)
             if on_eval is not None:
                 on_eval(rnd, last)

@@ -47,8 +47,15 @@ def run_federated(
         raise SpecError("stop: stop rules are not supported in federated runs (fed)")
     fed_data(spec.canonical_json())  # a split that cannot be drawn is bad input: before writing
     prep = prepare(spec)
-    return with_lease(spec, store, prep.model, wait, restart, threads,
-                      lambda state: _rounds(prep, store, state, progress, on_eval))  # fmt: skip
+    return with_lease(
+        spec,
+        store,
+        prep.model,
+        wait,
+        restart,
+        threads,
+        lambda state: _rounds(prep, store, state, progress, on_eval),
+    )
 
 
 def _rounds(
@@ -75,13 +82,26 @@ def _rounds(
 
     def measure(rnd: int) -> Metrics:
         out = evaluate(prep, rnd)
-        msgs = strategy.configure_evaluate(rnd, ArrayRecord(model.state_dict()), ConfigRecord(),
-                                           eval_grid)  # fmt: skip
+        msgs = strategy.configure_evaluate(
+            rnd, ArrayRecord(model.state_dict()), ConfigRecord(), eval_grid
+        )
         replies = eval_grid.send_and_receive(msgs)
-        acc = {eval_grid.nodes[m.metadata.src_node_id]: float(m.content["metrics"]["accuracy"])
-               for m in replies}  # fmt: skip
+        acc = {
+            eval_grid.nodes[m.metadata.src_node_id]: float(m.content["metrics"]["accuracy"])
+            for m in replies
+        }
         out.update(client_summary(acc, fed.clients))
         return out
 
-    return flower_rounds(spec, store, model, strategy, train_grid, state,
-                         lambda rnd, replies, agg: measure(rnd), "stats", progress, on_eval)  # fmt: skip
+    return flower_rounds(
+        spec,
+        store,
+        model,
+        strategy,
+        train_grid,
+        state,
+        lambda rnd, replies, agg: measure(rnd),
+        "stats",
+        progress,
+        on_eval,
+    )

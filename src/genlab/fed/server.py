@@ -38,8 +38,12 @@ def make_server_app(
                 on_round(rnd, metrics)
             return MetricRecord(metrics)
 
-        strategy.start(grid=grid, initial_arrays=ArrayRecord(prep.model.state_dict()),
-                       num_rounds=spec.steps, train_config=ConfigRecord(),
-                       evaluate_fn=central)  # fmt: skip
+        strategy.start(
+            grid=grid,
+            initial_arrays=ArrayRecord(prep.model.state_dict()),
+            num_rounds=spec.steps,
+            train_config=ConfigRecord(),
+            evaluate_fn=central,
+        )
 
     return app

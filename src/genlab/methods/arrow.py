@@ -34,8 +34,16 @@ from genlab.registry import Params
 class ArrowParams(Params):
     """Params of ``arrow``."""
 
-    mode: Literal["base", "general", "arrow_base", "arrow", "genknowsub", "peft_arrow",
-                  "peft_genknowsub", "finetune"] = "arrow"  # fmt: skip
+    mode: Literal[
+        "base",
+        "general",
+        "arrow_base",
+        "arrow",
+        "genknowsub",
+        "peft_arrow",
+        "peft_genknowsub",
+        "finetune",
+    ] = "arrow"
     top_k: int = Field(2, ge=1, description="modules mixed per input")
     temperature: float = Field(1.0, gt=0, description="of the softmax over the top-k scores")
     subtract: Literal["delta", "factors"] = Field(

@@ -76,8 +76,12 @@ class EWC(Continual):
         }
 
     def state_dict(self) -> dict[str, Any]:
-        return {**super().state_dict(), "pool": self.pool.state_dict(),
-                "anchors": self.anchors, "fishers": self.fishers}  # fmt: skip
+        return {
+            **super().state_dict(),
+            "pool": self.pool.state_dict(),
+            "anchors": self.anchors,
+            "fishers": self.fishers,
+        }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         super().load_state_dict(state)

@@ -76,8 +76,9 @@ class Zoo(nn.Module):
         if not who:
             return self.forward(x)
         keep = self.task_mask[task]
-        probs = [torch.softmax(self.members[m](x).masked_fill(~keep, float("-inf")), -1)
-                 for m in who]  # fmt: skip
+        probs = [
+            torch.softmax(self.members[m](x).masked_fill(~keep, float("-inf")), -1) for m in who
+        ]
         return torch.log((sum(probs) / len(who)).clamp_min(1e-12))
 
     def forward(self, x: Tensor) -> Tensor:
@@ -85,8 +86,10 @@ class Zoo(nn.Module):
         if not active:
             return self.members[0](x)
         total = sum(self.member_probs(m, x) for m in active)
-        count = sum(self.classes_of(m).to(x.dtype if x.is_floating_point() else torch.float32)
-                    for m in active)  # fmt: skip
+        count = sum(
+            self.classes_of(m).to(x.dtype if x.is_floating_point() else torch.float32)
+            for m in active
+        )
         return torch.log((total / count.clamp(min=1)).clamp_min(1e-12))
 
 

@@ -38,9 +38,10 @@ class DensityLossParams(Params):
     """Params of ``density_edge_loss``."""
 
     normalize: Literal["edges", "foreground", "fgbg"] = Field(
-        "foreground", description="edges: the standard per-graph mean; foreground: divide by the "
-        "graph's foreground edges (dnorm); fgbg: foreground and background terms apart"
-    )  # fmt: skip
+        "foreground",
+        description="edges: the standard per-graph mean; foreground: divide by the "
+        "graph's foreground edges (dnorm); fgbg: foreground and background terms apart",
+    )
 
 
 def edge_weights(y: Tensor, normalize: str) -> Tensor:
@@ -66,14 +67,15 @@ class DensityEdgeLoss(Method):
     def __init__(self, params: DensityLossParams, info: TaskInfo) -> None:
         super().__init__(params, info)
         if info.kind != "sequence":
-            raise ValueError("method 'density_edge_loss' needs a label per edge (a sequence "
-                             f"task such as relation_graphs), got a {info.kind} task")  # fmt: skip
+            raise ValueError(
+                "method 'density_edge_loss' needs a label per edge (a sequence "
+                f"task such as relation_graphs), got a {info.kind} task"
+            )
 
     def loss(self, model: nn.Module, batches: dict[str, Batch]) -> tuple[Tensor, dict[str, Any]]:
         x = torch.cat([b[0] for b in batches.values()])
         y = torch.cat([b[1] for b in batches.values()])
         logits = model(x)
-        per_edge = F.cross_entropy(logits.transpose(1, 2), y, ignore_index=IGNORE,
-                                   reduction="none")  # fmt: skip
+        per_edge = F.cross_entropy(logits.transpose(1, 2), y, ignore_index=IGNORE, reduction="none")
         w = edge_weights(y, self.params.normalize).to(per_edge.dtype)
         return (per_edge * w).sum(1).mean(), {}

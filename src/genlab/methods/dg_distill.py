@@ -61,8 +61,10 @@ class ReprDistill(Method):
     def __init__(self, params: DistillParams, info: TaskInfo) -> None:
         super().__init__(params, info)
         if "core_dims" not in info.extra:
-            raise ValueError("method 'repr_distill' needs a task that names its core features "
-                             "(info.extra['core_dims'], e.g. structured_features)")  # fmt: skip
+            raise ValueError(
+                "method 'repr_distill' needs a task that names its core features "
+                "(info.extra['core_dims'], e.g. structured_features)"
+            )
         self.core_dims = int(info.extra["core_dims"])
 
     def wrap(self, model: nn.Module) -> nn.Module:

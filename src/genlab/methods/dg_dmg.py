@@ -102,10 +102,12 @@ class DMG(Method):
     def loss(self, model: nn.Module, batches: dict[str, Batch]) -> tuple[Tensor, dict[str, Any]]:
         xs, ys = zip(*batches.values(), strict=True)
         feats = model.featurize(torch.cat(xs)).split([len(y) for y in ys])
-        nll = torch.stack([
-            cross_entropy(model.env_logits(f, model.envs.index(name), model.sampled), y)
-            for name, f, y in zip(batches, feats, ys, strict=True)
-        ]).mean()  # fmt: skip
+        nll = torch.stack(
+            [
+                cross_entropy(model.env_logits(f, model.envs.index(name), model.sampled), y)
+                for name, f, y in zip(batches, feats, ys, strict=True)
+            ]
+        ).mean()
         m, k = model.masks(), len(model.envs)
         penalty = torch.stack(
             [soft_iou(m[i], m[j]) for i in range(k) for j in range(i + 1, k)]

@@ -94,9 +94,11 @@ class GenD(Method):
         if p.tune == "layernorm":
             norms = [m for m in model.modules() if isinstance(m, nn.LayerNorm)]
             if not any(q.numel() for m in norms for q in m.parameters()):
-                raise ValueError(f"method.params.tune: 'layernorm' needs a model with affine "
-                                 f"LayerNorm layers (e.g. vit_tiny); {type(model).__name__} "
-                                 "has none")  # fmt: skip
+                raise ValueError(
+                    f"method.params.tune: 'layernorm' needs a model with affine "
+                    f"LayerNorm layers (e.g. vit_tiny); {type(model).__name__} "
+                    "has none"
+                )
             keep = {id(q) for m in norms for q in m.parameters()}
             keep |= {id(q) for q in classifier(model).parameters()}
             for q in model.parameters():
@@ -111,8 +113,11 @@ class GenD(Method):
         z = F.normalize(feats, dim=1)
         a, u = alignment(z, y), uniformity(z)
         p = self.params
-        return ce + p.align * a + p.uniform * u, {"ce": ce.item(), "align": a.item(),
-                                                  "uniform": u.item()}  # fmt: skip
+        return ce + p.align * a + p.uniform * u, {
+            "ce": ce.item(),
+            "align": a.item(),
+            "uniform": u.item(),
+        }
 
 
 def trainable_share(model: nn.Module) -> float:

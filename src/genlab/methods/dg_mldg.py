@@ -67,8 +67,9 @@ def mldg_objective(
     names, values = list(params), list(params.values())
 
     def step(loss: Tensor, second_order: bool) -> dict[str, Tensor]:
-        grads = torch.autograd.grad(loss, values, retain_graph=True, allow_unused=True,
-                                    create_graph=second_order)  # fmt: skip
+        grads = torch.autograd.grad(
+            loss, values, retain_graph=True, allow_unused=True, create_graph=second_order
+        )
         out = {}
         for n, p, g in zip(names, values, grads, strict=True):
             if g is None:
@@ -77,14 +78,16 @@ def mldg_objective(
                 out[n] = p - inner_lr * g
             else:
                 g = g.detach()
-                out[n] = p - (inner_lr * g / (g.abs() + ADAM_EPS) if inner == "adam" else
-                              inner_lr * g)  # fmt: skip
+                out[n] = p - (
+                    inner_lr * g / (g.abs() + ADAM_EPS) if inner == "adam" else inner_lr * g
+                )
         return out
 
     if inner == "sgd":
         test = pairs[0][1]
-        meta_train = torch.stack([_loss(model, params, b) for k, b in enumerate(batches)
-                                  if k != test]).mean()  # fmt: skip
+        meta_train = torch.stack(
+            [_loss(model, params, b) for k, b in enumerate(batches) if k != test]
+        ).mean()
         return meta_train + beta * _loss(model, step(meta_train, True), batches[test])
     total = torch.zeros(())
     for i, j in pairs:

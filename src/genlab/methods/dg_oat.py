@@ -57,14 +57,20 @@ def ood_images(n: int, shape: tuple[int, ...], gen: torch.Generator) -> Tensor:
     p = torch.rand(n, 4, generator=gen)
     # kind 1: a stroke through two random points (distance to the line < 0.08)
     dx, dy = p[:, 2] - p[:, 0], p[:, 3] - p[:, 1]
-    dist = (dy[:, None, None] * (xx - p[:, 0, None, None]) - dx[:, None, None]
-            * (yy - p[:, 1, None, None])).abs() / (dx.hypot(dy)[:, None, None] + 1e-6)  # fmt: skip
+    dist = (
+        dy[:, None, None] * (xx - p[:, 0, None, None])
+        - dx[:, None, None] * (yy - p[:, 1, None, None])
+    ).abs() / (dx.hypot(dy)[:, None, None] + 1e-6)
     stroke = (dist < 0.08).float()
     # kind 2: an axis-aligned rectangle between the same two points
     lo_x, hi_x = p[:, 0].minimum(p[:, 2]), p[:, 0].maximum(p[:, 2])
     lo_y, hi_y = p[:, 1].minimum(p[:, 3]), p[:, 1].maximum(p[:, 3])
-    rect = ((xx >= lo_x[:, None, None]) & (xx <= hi_x[:, None, None])
-            & (yy >= lo_y[:, None, None]) & (yy <= hi_y[:, None, None])).float()  # fmt: skip
+    rect = (
+        (xx >= lo_x[:, None, None])
+        & (xx <= hi_x[:, None, None])
+        & (yy >= lo_y[:, None, None])
+        & (yy <= hi_y[:, None, None])
+    ).float()
     shapes = torch.where((kind == 1)[:, None, None], stroke, rect)[:, None].expand(n, c, h, w)
     return torch.where((kind == 0)[:, None, None, None], out, shapes)
 
@@ -108,8 +114,9 @@ class OAT(Method):
             return ce + p.oat_lambda * ood, ce, ood
 
         if p.adv_eps > 0:
-            inputs = linf_pgd(model, inputs, lambda z: objective(z)[0], p.adv_eps, p.adv_steps,
-                              gen=gen)  # fmt: skip
+            inputs = linf_pgd(
+                model, inputs, lambda z: objective(z)[0], p.adv_eps, p.adv_steps, gen=gen
+            )
         loss, ce, ood = objective(model(inputs))
         return loss, {"ce": ce.item(), "ood_ce": ood.item()}
 

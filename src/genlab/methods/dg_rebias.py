@@ -64,9 +64,13 @@ class ColorModel(nn.Module):
     def __init__(self, c_in: int, width: int, n_out: int) -> None:
         super().__init__()
         self.body = nn.Sequential(
-            nn.Conv2d(c_in, width, 1), nn.BatchNorm2d(width), nn.ReLU(),
-            nn.Conv2d(width, width, 1), nn.BatchNorm2d(width), nn.ReLU(),
-        )  # fmt: skip
+            nn.Conv2d(c_in, width, 1),
+            nn.BatchNorm2d(width),
+            nn.ReLU(),
+            nn.Conv2d(width, width, 1),
+            nn.BatchNorm2d(width),
+            nn.ReLU(),
+        )
         self.classifier = nn.Linear(width, n_out)
 
     def featurize(self, x: Tensor) -> Tensor:

@@ -52,8 +52,11 @@ class Lora(Method):
         """The bare model's weights with the adapter merged in, ``W + (alpha / r) B A`` (PEFT's
         merge), so that soups, WiSE-FT and ``load_model`` read a LoRA run as a plain one."""
         scale = float(state.get(SCALE, 1.0))
-        out = {k.removeprefix(PREFIX).replace(".base_layer.", "."): v for k, v in state.items()
-               if LORA_KEY not in k and k != SCALE}  # fmt: skip
+        out = {
+            k.removeprefix(PREFIX).replace(".base_layer.", "."): v
+            for k, v in state.items()
+            if LORA_KEY not in k and k != SCALE
+        }
         for k, a in state.items():
             if ".lora_A." in k:
                 layer = k.removeprefix(PREFIX).split(".lora_A.")[0]

@@ -43,8 +43,9 @@ class LoraHubParams(Params):
     search_seed: int = Field(0, ge=0)
 
 
-@METHODS.register("lorahub", LoraHubParams, papers=(2,), family="modular",
-                  tiny={"mode": "finetune"})  # fmt: skip
+@METHODS.register(
+    "lorahub", LoraHubParams, papers=(2,), family="modular", tiny={"mode": "finetune"}
+)
 class LoraHub(Method):
     """Set the merge weights of a ``lora_hub`` model once, from the few shots."""
 
@@ -90,11 +91,14 @@ class LoraHub(Method):
             loss = cross_entropy(model(x), y).item()  # before the update
         if not self.done:
             self.done = True
-            w = {"base": lambda: np.zeros(model.size),
-                 "uniform": lambda: np.full(model.size, 1.0 / model.size),
-                 "best_single": lambda: np.eye(model.size)[int(np.argmin(
-                     [self.few_shot_loss(model, e, x, y) for e in np.eye(model.size)]))],
-                 "lorahub": lambda: self.search(model, x, y)}[mode]()  # fmt: skip
+            w = {
+                "base": lambda: np.zeros(model.size),
+                "uniform": lambda: np.full(model.size, 1.0 / model.size),
+                "best_single": lambda: np.eye(model.size)[
+                    int(np.argmin([self.few_shot_loss(model, e, x, y) for e in np.eye(model.size)]))
+                ],
+                "lorahub": lambda: self.search(model, x, y),
+            }[mode]()
             model.compose(torch.as_tensor(w, dtype=torch.float32))
         optimizer.zero_grad(set_to_none=True)
         optimizer.step()  # no gradient: updates nothing, keeps the lr schedule in order

@@ -45,8 +45,12 @@ def augment(x: Tensor, shift: int, noise: float) -> Tensor:
         dx = torch.randint(0, 2 * shift + 1, (n,))
         rows = (dy[:, None] + torch.arange(h)[None])[:, None, :, None]
         cols = (dx[:, None] + torch.arange(w)[None])[:, None, None, :]
-        x = pad[torch.arange(n)[:, None, None, None], torch.arange(x.shape[1])[None, :, None, None],
-                rows, cols]  # fmt: skip
+        x = pad[
+            torch.arange(n)[:, None, None, None],
+            torch.arange(x.shape[1])[None, :, None, None],
+            rows,
+            cols,
+        ]
     return x + noise * torch.randn_like(x) if noise else x
 
 
@@ -69,13 +73,16 @@ class SimCLR(Method):
     def __init__(self, params: SimCLRParams, info: TaskInfo) -> None:
         super().__init__(params, info)
         if len(info.input_shape) != 3:
-            raise ValueError(f"method simclr needs image inputs (C, H, W), got input shape "
-                             f"{info.input_shape}")  # fmt: skip
+            raise ValueError(
+                f"method simclr needs image inputs (C, H, W), got input shape {info.input_shape}"
+            )
 
     def wrap(self, model: nn.Module) -> nn.Module:
         if not hasattr(model, "featurize"):
-            raise ValueError(f"method simclr needs a model with featurize (cnn, mnist_cnn), got "
-                             f"{type(model).__name__}")  # fmt: skip
+            raise ValueError(
+                f"method simclr needs a model with featurize (cnn, mnist_cnn), got "
+                f"{type(model).__name__}"
+            )
         was_training = model.training
         model.eval()
         with torch.no_grad():

@@ -44,8 +44,9 @@ class NodeGNN(nn.Module):
     ``layers`` convolutions of ``conv`` (ReLU between them, none after the last, as the paper's
     one-layer models) and read out linearly per node."""
 
-    def __init__(self, conv: str, n_nodes: int, d_feat: int, width: int, layers: int,
-                 gin_mlp_layers: int) -> None:  # fmt: skip
+    def __init__(
+        self, conv: str, n_nodes: int, d_feat: int, width: int, layers: int, gin_mlp_layers: int
+    ) -> None:
         super().__init__()
         self.n = n_nodes
         self.embed = nn.Linear(d_feat, width, bias=False)  # the paper's nn.Embedding of a class

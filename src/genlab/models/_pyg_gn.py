@@ -13,8 +13,9 @@ from torch_geometric.nn import MessagePassing
 def latent_mlp(d_in: int, width: int) -> nn.Sequential:
     """Two linear layers with a ReLU between them and a LayerNorm on the output: the demo's
     ``snt.nets.MLP([16, 16]) + LayerNorm`` latent modules."""
-    return nn.Sequential(nn.Linear(d_in, width), nn.ReLU(), nn.Linear(width, width),
-                         nn.ReLU(), nn.LayerNorm(width))  # fmt: skip
+    return nn.Sequential(
+        nn.Linear(d_in, width), nn.ReLU(), nn.Linear(width, width), nn.ReLU(), nn.LayerNorm(width)
+    )
 
 
 class GNBlock(MessagePassing):

@@ -49,9 +49,12 @@ class AttributeCNN(nn.Module):
 
 
 @MODELS.register(
-    "attribute_cnn", AttributeCNNParams, papers=(59,), family="compositional",
+    "attribute_cnn",
+    AttributeCNNParams,
+    papers=(59,),
+    family="compositional",
     tiny={"channels": [8, 16], "embed_dim": 16},
-)  # fmt: skip
+)
 def attribute_cnn(params: AttributeCNNParams, info: TaskInfo) -> nn.Module:
     """Small CNN with one read-out head per image attribute (Uselis et al., #59)."""
     return AttributeCNN(params, info)

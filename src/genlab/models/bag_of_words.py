@@ -49,9 +49,12 @@ class BowClassifier(nn.Module):
 
 
 @MODELS.register(
-    "bow_classifier", BowParams, papers=(71,), family="compositional",
+    "bow_classifier",
+    BowParams,
+    papers=(71,),
+    family="compositional",
     tiny={"embed_dim": 8, "hidden": 16},
-)  # fmt: skip
+)
 def bow_classifier(params: BowParams, info: TaskInfo) -> nn.Module:
     """Mean-pooled bag of words, an MLP, one head per label group (Chai et al., #71)."""
     return BowClassifier(params, info)

@@ -24,8 +24,11 @@ from genlab.registry import Params
 class CNNParams(Params):
     """Params of ``cnn``."""
 
-    channels: list[int] = Field(default_factory=lambda: [32, 64, 64], min_length=1,
-                                description="output channels of each conv block")  # fmt: skip
+    channels: list[int] = Field(
+        default_factory=lambda: [32, 64, 64],
+        min_length=1,
+        description="output channels of each conv block",
+    )
     norm: Literal["bn", "ibn_a", "in", "none"] = Field("bn", description="normalisation layers")
     ibn_blocks: int = Field(2, ge=0, description="IBN-a: number of shallow blocks that get IN")
     ibn_ratio: float = Field(0.5, gt=0, lt=1, description="IBN-a: share of channels with IN")

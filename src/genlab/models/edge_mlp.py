@@ -23,13 +23,16 @@ class EdgeMLPParams(Params):
     depth: int = Field(2, ge=1, le=8, description="hidden layers")
 
 
-@MODELS.register("edge_mlp", EdgeMLPParams, papers=(94,), family="graphs",
-                 tiny={"width": 8, "depth": 1})  # fmt: skip
+@MODELS.register(
+    "edge_mlp", EdgeMLPParams, papers=(94,), family="graphs", tiny={"width": 8, "depth": 1}
+)
 def edge_mlp(params: EdgeMLPParams, info: TaskInfo) -> nn.Module:
     """A shared MLP per row (edge) of a dense sequence input: ``n_outputs`` logits per row (#94)."""
     if info.kind != "sequence" or info.vocab_size is not None or len(info.input_shape) != 2:
-        raise ValueError("edge_mlp reads dense rows (batch, rows, features) with a label per row "
-                         "(a task like relation_graphs)")  # fmt: skip
+        raise ValueError(
+            "edge_mlp reads dense rows (batch, rows, features) with a label per row "
+            "(a task like relation_graphs)"
+        )
     d = info.input_shape[1]
     layers: list[nn.Module] = []
     for _ in range(params.depth):

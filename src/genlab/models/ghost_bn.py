@@ -60,13 +60,33 @@ class GhostBatchNorm(nn.modules.batchnorm._BatchNorm):
         outs = []
         for chunk in x.split(self.ghost_batch):
             if len(chunk) < 2:  # a lone ragged example has no variance: use running stats
-                outs.append(F.batch_norm(chunk, self.running_mean, self.running_var, self.weight,
-                                         self.bias, False, 0.0, self.eps))  # fmt: skip
+                outs.append(
+                    F.batch_norm(
+                        chunk,
+                        self.running_mean,
+                        self.running_var,
+                        self.weight,
+                        self.bias,
+                        False,
+                        0.0,
+                        self.eps,
+                    )
+                )
                 continue
             if self.track_running_stats:
                 self.num_batches_tracked.add_(1)
-            outs.append(F.batch_norm(chunk, self.running_mean, self.running_var, self.weight,
-                                     self.bias, True, self.momentum or 0.1, self.eps))  # fmt: skip
+            outs.append(
+                F.batch_norm(
+                    chunk,
+                    self.running_mean,
+                    self.running_var,
+                    self.weight,
+                    self.bias,
+                    True,
+                    self.momentum or 0.1,
+                    self.eps,
+                )
+            )
         return torch.cat(outs)
 
 

@@ -33,15 +33,19 @@ class GNNParams(Params):
 def build(conv: str, params: GNNParams, info: TaskInfo) -> nn.Module:
     n = info.extra.get("graph_nodes")
     if info.kind != "regression" or not n:
-        raise ValueError(f"{conv} reads dense graphs with a real target per node "
-                         "(a task like graph_node_targets)")  # fmt: skip
+        raise ValueError(
+            f"{conv} reads dense graphs with a real target per node "
+            "(a task like graph_node_targets)"
+        )
     try:
         from genlab.models._pyg import NodeGNN
     except ImportError as exc:
-        raise SpecError(f"model {conv!r} needs PyTorch Geometric: pip install "
-                        f"'genlab[graphs]' ({exc})") from None  # fmt: skip
-    return NodeGNN(conv, n, info.extra["node_features"], params.width, params.layers,
-                   params.gin_mlp_layers)  # fmt: skip
+        raise SpecError(
+            f"model {conv!r} needs PyTorch Geometric: pip install 'genlab[graphs]' ({exc})"
+        ) from None
+    return NodeGNN(
+        conv, n, info.extra["node_features"], params.width, params.layers, params.gin_mlp_layers
+    )
 
 
 TINY = {"width": 8}

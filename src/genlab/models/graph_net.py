@@ -36,8 +36,10 @@ from genlab.registry import Params
 def check_graph_task(name: str, info: TaskInfo) -> tuple[int, int]:
     """``(nodes, node features)`` of a dense weighted-graph task; ``ValueError`` otherwise."""
     if info.kind != "sequence" or info.extra.get("layout") != "weighted_graph":
-        raise ValueError(f"{name} reads dense weighted graphs with a label per node (a task like "
-                         "graph_shortest_path)")  # fmt: skip
+        raise ValueError(
+            f"{name} reads dense weighted graphs with a label per node (a task like "
+            "graph_shortest_path)"
+        )
     return int(info.extra["graph_nodes"]), int(info.extra["node_features"])
 
 
@@ -58,8 +60,9 @@ class GraphMLPParams(Params):
     depth: int = Field(2, ge=1, le=8, description="hidden layers")
 
 
-@MODELS.register("graph_net", GraphNetParams, papers=(109,), family="graphs",
-                 tiny={"width": 8, "steps": 2})  # fmt: skip
+@MODELS.register(
+    "graph_net", GraphNetParams, papers=(109,), family="graphs", tiny={"width": 8, "steps": 2}
+)
 def graph_net(params: GraphNetParams, info: TaskInfo) -> nn.Module:
     """Encode-process-decode graph network with a shared edge/node GN core (Battaglia et al.,
     #109), message passing on PyG."""
@@ -67,8 +70,9 @@ def graph_net(params: GraphNetParams, info: TaskInfo) -> nn.Module:
     try:
         from genlab.models._pyg_gn import EncodeProcessDecode
     except ImportError as exc:
-        raise SpecError(f"model 'graph_net' needs PyTorch Geometric: pip install "
-                        f"'genlab[graphs]' ({exc})") from None  # fmt: skip
+        raise SpecError(
+            f"model 'graph_net' needs PyTorch Geometric: pip install 'genlab[graphs]' ({exc})"
+        ) from None
     return EncodeProcessDecode(n, f, params.width, params.steps, info.n_outputs, params.aggr)
 
 
@@ -90,8 +94,9 @@ class GraphMLP(nn.Module):
         return self.net(x.flatten(1)).reshape(len(x), self.n, self.k)
 
 
-@MODELS.register("graph_mlp", GraphMLPParams, papers=(109,), family="graphs",
-                 tiny={"width": 8, "depth": 1})  # fmt: skip
+@MODELS.register(
+    "graph_mlp", GraphMLPParams, papers=(109,), family="graphs", tiny={"width": 8, "depth": 1}
+)
 def graph_mlp(params: GraphMLPParams, info: TaskInfo) -> nn.Module:
     """Non-relational baseline of #109's shortest-path demo: an MLP on the flattened padded
     graph, two logits per node slot."""

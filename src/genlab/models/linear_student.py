@@ -24,8 +24,10 @@ def linear_student(params: LinearStudentParams, info: TaskInfo) -> nn.Module:
     """One bias-free linear layer from the flattened input to the outputs, small Gaussian init."""
     d_in = math.prod(info.input_shape) if info.input_shape else 0
     if d_in == 0 or info.kind == "sequence":
-        raise ValueError("linear_student needs a dense-input task with one output per input "
-                         "(info.input_shape; not a sequence task)")  # fmt: skip
+        raise ValueError(
+            "linear_student needs a dense-input task with one output per input "
+            "(info.input_shape; not a sequence task)"
+        )
     layer = nn.Linear(d_in, info.n_outputs, bias=False)
     with torch.no_grad():
         layer.weight.normal_(

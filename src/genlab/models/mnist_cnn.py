@@ -23,15 +23,21 @@ from genlab.registry import Params
 class MNISTCNNParams(Params):
     """Params of ``mnist_cnn``."""
 
-    channels: list[int] = Field(default_factory=lambda: [64, 128, 128, 128], min_length=4,
-                                max_length=4, description="widths of the four convolutions")  # fmt: skip
+    channels: list[int] = Field(
+        default_factory=lambda: [64, 128, 128, 128],
+        min_length=4,
+        max_length=4,
+        description="widths of the four convolutions",
+    )
 
     @field_validator("channels")
     @classmethod
     def _groups(cls, v: list[int]) -> list[int]:
         if any(c < 8 or c % 8 for c in v):
-            raise ValueError(f"every channel count must be a positive multiple of 8 (GroupNorm "
-                             f"with 8 groups), got {v}")  # fmt: skip
+            raise ValueError(
+                f"every channel count must be a positive multiple of 8 (GroupNorm "
+                f"with 8 groups), got {v}"
+            )
         return v
 
 
@@ -54,8 +60,9 @@ class MNISTCNN(PooledBlocks):
         self.classifier = nn.Linear(c_in, info.n_outputs)
 
 
-@MODELS.register("mnist_cnn", MNISTCNNParams, family="domain-shift",
-                 tiny={"channels": [8, 8, 8, 8]})  # fmt: skip
+@MODELS.register(
+    "mnist_cnn", MNISTCNNParams, family="domain-shift", tiny={"channels": [8, 8, 8, 8]}
+)
 def mnist_cnn(params: MNISTCNNParams, info: TaskInfo) -> nn.Module:
     """DomainBed's MNIST_CNN featurizer with a linear classifier (Gulrajani & Lopez-Paz, 2021)."""
     return MNISTCNN(params, info)

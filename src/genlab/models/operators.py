@@ -35,8 +35,12 @@ class FNOParams(Params):
 class TFNOParams(FNOParams):
     """Params of ``tfno``."""
 
-    rank: float = Field(0.05, gt=0, le=1, description="Tucker rank, as the share of the dense "
-                        "spectral weight's parameters kept")  # fmt: skip
+    rank: float = Field(
+        0.05,
+        gt=0,
+        le=1,
+        description="Tucker rank, as the share of the dense spectral weight's parameters kept",
+    )
 
 
 class Operator(nn.Module):
@@ -74,32 +78,49 @@ class Operator(nn.Module):
 def build(params: FNOParams, info: TaskInfo, **factorized) -> nn.Module:
     channels = info.extra.get("operator_channels")
     if info.kind != "regression" or not channels:
-        raise ValueError("fno/tfno map functions on a grid to functions (an operator task like "
-                         "burgers_1d)")  # fmt: skip
+        raise ValueError(
+            "fno/tfno map functions on a grid to functions (an operator task like burgers_1d)"
+        )
     try:
         from neuralop.models import FNO
     except ImportError as exc:
-        raise SpecError(f"model fno/tfno needs neuraloperator: pip install 'genlab[operators]' "
-                        f"({exc})") from None  # fmt: skip
-    return Operator(FNO(n_modes=(params.modes,), in_channels=channels, out_channels=channels,
-                        hidden_channels=params.width, n_layers=params.layers, **factorized))  # fmt: skip
+        raise SpecError(
+            f"model fno/tfno needs neuraloperator: pip install 'genlab[operators]' ({exc})"
+        ) from None
+    return Operator(
+        FNO(
+            n_modes=(params.modes,),
+            in_channels=channels,
+            out_channels=channels,
+            hidden_channels=params.width,
+            n_layers=params.layers,
+            **factorized,
+        )
+    )
 
 
 def spectral_parameters(model: nn.Module) -> int:
     """Parameters of the spectral weights (dense or factorised) of an ``fno``/``tfno``."""
-    return sum(p.numel() for n, p in model.named_parameters() if ".convs." in f".{n}" and
-               "weight" in n)  # fmt: skip
+    return sum(
+        p.numel() for n, p in model.named_parameters() if ".convs." in f".{n}" and "weight" in n
+    )
 
 
-@MODELS.register("fno", FNOParams, papers=(29,), family="operators",
-                 tiny={"modes": 4, "width": 8, "layers": 2})  # fmt: skip
+@MODELS.register(
+    "fno", FNOParams, papers=(29,), family="operators", tiny={"modes": 4, "width": 8, "layers": 2}
+)
 def fno(params: FNOParams, info: TaskInfo) -> nn.Module:
     """Fourier neural operator with dense spectral weights (neuraloperator; #29's baseline)."""
     return build(params, info)
 
 
-@MODELS.register("tfno", TFNOParams, papers=(29,), family="operators",
-                 tiny={"modes": 4, "width": 8, "layers": 2, "rank": 0.5})  # fmt: skip
+@MODELS.register(
+    "tfno",
+    TFNOParams,
+    papers=(29,),
+    family="operators",
+    tiny={"modes": 4, "width": 8, "layers": 2, "rank": 0.5},
+)
 def tfno(params: TFNOParams, info: TaskInfo) -> nn.Module:
     """Tucker-factorised FNO: each spectral weight a Tucker tensor of ``rank`` (MG-TFNO, #29)."""
     return build(params, info, factorization="tucker", rank=params.rank)

@@ -27,26 +27,30 @@ class Seq2Point(nn.Module):
         super().__init__()
         c = p.channels
         self.convs = nn.Sequential(
-            nn.Conv1d(1, c, 9, stride=2, padding=4), nn.ReLU(),
-            nn.Conv1d(c, c, 7, stride=2, padding=3), nn.ReLU(),
-            nn.Conv1d(c, c, 5, stride=2, padding=2), nn.ReLU(),
-        )  # fmt: skip
+            nn.Conv1d(1, c, 9, stride=2, padding=4),
+            nn.ReLU(),
+            nn.Conv1d(c, c, 7, stride=2, padding=3),
+            nn.ReLU(),
+            nn.Conv1d(c, c, 5, stride=2, padding=2),
+            nn.ReLU(),
+        )
         n = width
         for _ in range(3):
             n = (n + 1) // 2
-        self.head = nn.Sequential(nn.Flatten(), nn.Linear(c * n, p.hidden), nn.ReLU(),
-                                  nn.Linear(p.hidden, 1))  # fmt: skip
+        self.head = nn.Sequential(
+            nn.Flatten(), nn.Linear(c * n, p.hidden), nn.ReLU(), nn.Linear(p.hidden, 1)
+        )
 
     def forward(self, x: Tensor) -> Tensor:
         return self.head(self.convs(x))
 
 
-@MODELS.register("seq2point", Seq2PointParams, papers=(36,), family="nilm",
-                 tiny={"channels": 4, "hidden": 8})  # fmt: skip
+@MODELS.register(
+    "seq2point", Seq2PointParams, papers=(36,), family="nilm", tiny={"channels": 4, "hidden": 8}
+)
 def seq2point(params: Seq2PointParams, info: TaskInfo) -> nn.Module:
     """Seq2point 1D CNN for load disaggregation (#36)."""
     width = info.extra.get("seq2point")
     if info.kind != "regression" or not width:
-        raise ValueError("seq2point reads windows of aggregate power (a task like "
-                         "industrial_load)")  # fmt: skip
+        raise ValueError("seq2point reads windows of aggregate power (a task like industrial_load)")
     return Seq2Point(params, width)

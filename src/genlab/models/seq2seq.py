@@ -115,9 +115,12 @@ class RNNSeq2Seq(Seq2SeqBase):
 
 
 @MODELS.register(
-    "seq2seq_rnn", RNNSeq2SeqParams, papers=(54, 57), family="compositional",
+    "seq2seq_rnn",
+    RNNSeq2SeqParams,
+    papers=(54, 57),
+    family="compositional",
     tiny={"hidden": 16, "embed_dim": 8},
-)  # fmt: skip
+)
 def seq2seq_rnn(params: RNNSeq2SeqParams, info: TaskInfo) -> nn.Module:
     """LSTM/GRU encoder-decoder with attention, the SCAN baselines' family (Lake & Baroni 2018)."""
     return RNNSeq2Seq(params, info)

@@ -155,9 +155,12 @@ class TransformerSeq2Seq(Seq2SeqBase):
 
 
 @MODELS.register(
-    "seq2seq_transformer", TransformerSeq2SeqParams, papers=(54, 63), family="compositional",
+    "seq2seq_transformer",
+    TransformerSeq2SeqParams,
+    papers=(54, 63),
+    family="compositional",
     tiny={"d_model": 16, "n_heads": 2, "enc_layers": 1, "dec_layers": 1},
-)  # fmt: skip
+)
 def seq2seq_transformer(params: TransformerSeq2SeqParams, info: TaskInfo) -> nn.Module:
     """Transformer encoder-decoder (Vaswani et al. 2017), as in Zhou et al. (#54), Petty et al. (#63)."""
     return TransformerSeq2Seq(params, info)

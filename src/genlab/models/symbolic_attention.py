@@ -64,8 +64,12 @@ class SymbolicParams(TransformerParams):
     )
 
     # the paper-form params at their defaults: left out of the run id, as before they existed
-    quiet_defaults = {"identity_scale": "sqrt_dhead", "identity_vo_scale": 1.0, "causal": True,
-                      "readout": "last"}  # fmt: skip
+    quiet_defaults = {
+        "identity_scale": "sqrt_dhead",
+        "identity_vo_scale": 1.0,
+        "causal": True,
+        "readout": "last",
+    }
 
     @model_validator(mode="after")
     def _bidirectional_positions(self) -> SymbolicParams:

@@ -58,8 +58,9 @@ class ViTTiny(nn.Module):
         if h % p.patch or w % p.patch:
             raise ValueError(f"model.params.patch: {p.patch} must divide the image side ({h}x{w})")
         if p.d_model % p.heads:
-            raise ValueError(f"model.params.d_model: {p.d_model} must be a multiple of heads "
-                             f"({p.heads})")  # fmt: skip
+            raise ValueError(
+                f"model.params.d_model: {p.d_model} must be a multiple of heads ({p.heads})"
+            )
         self.patch = p.patch
         n_tokens = (h // p.patch) * (w // p.patch)
         self.embed = nn.Linear(c * p.patch * p.patch, p.d_model)
@@ -91,12 +92,21 @@ class ViTTiny(nn.Module):
 
 def layernorm_names(model: nn.Module) -> list[str]:
     """Names of the parameters of every ``nn.LayerNorm`` inside ``model``."""
-    return [f"{m}.{p}" if m else p for m, mod in model.named_modules()
-            if isinstance(mod, nn.LayerNorm) for p, _ in mod.named_parameters(recurse=False)]  # fmt: skip
+    return [
+        f"{m}.{p}" if m else p
+        for m, mod in model.named_modules()
+        if isinstance(mod, nn.LayerNorm)
+        for p, _ in mod.named_parameters(recurse=False)
+    ]
 
 
-@MODELS.register("vit_tiny", ViTTinyParams, papers=(118,), family="domain-shift",
-                 tiny={"d_model": 8, "depth": 1, "heads": 2, "mlp_ratio": 1})  # fmt: skip
+@MODELS.register(
+    "vit_tiny",
+    ViTTinyParams,
+    papers=(118,),
+    family="domain-shift",
+    tiny={"d_model": 8, "depth": 1, "heads": 2, "mlp_ratio": 1},
+)
 def vit_tiny(params: ViTTinyParams, info: TaskInfo) -> nn.Module:
     """A small pre-LN Vision Transformer (class token, LayerNorm in every block; GenD, #118)."""
     return ViTTiny(params, info)

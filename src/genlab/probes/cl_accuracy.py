@@ -24,8 +24,9 @@ def _task_logits(model: nn.Module, x: torch.Tensor, task: int) -> torch.Tensor:
     was = model.training
     model.eval()
     with torch.inference_mode():
-        out = torch.cat([model.task_logits(x[i : i + EVAL_CHUNK], task)
-                         for i in range(0, len(x), EVAL_CHUNK)])  # fmt: skip
+        out = torch.cat(
+            [model.task_logits(x[i : i + EVAL_CHUNK], task) for i in range(0, len(x), EVAL_CHUNK)]
+        )
     model.train(was)
     return out
 

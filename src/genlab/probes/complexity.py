@@ -104,9 +104,12 @@ def grid_2d(n: int, lo: float = -1.0, hi: float = 1.0) -> Tensor:
 
 
 def sample_complexity(
-    arch: Arch, samples: int, seed: int = 0, grid: int = 32,
+    arch: Arch,
+    samples: int,
+    seed: int = 0,
+    grid: int = 32,
     measures: tuple[str, ...] = ("fourier", "lz"),
-) -> dict[str, np.ndarray]:  # fmt: skip
+) -> dict[str, np.ndarray]:
     """``measures`` (``fourier``, ``lz``) of ``samples`` random networks of ``arch`` on a
     ``grid x grid`` lattice of ``[-1, 1]^2`` (network ``i`` drawn from seed ``(seed, i)``)."""
     score = {"fourier": fourier_complexity, "lz": lz_complexity}
@@ -199,8 +202,10 @@ def function_complexity(
         return {("model", k): v for k, v in model_complexity(model, x, params, gen).items()}
     n = math.isqrt(len(x))
     if n * n != len(x) or x.shape[1:] != (2,):
-        raise SpecError(f"function_complexity.inputs='grid': split {params.split!r} must be a "
-                        f"square grid of 2-D points (task plane_grid), got {tuple(x.shape)}")  # fmt: skip
+        raise SpecError(
+            f"function_complexity.inputs='grid': split {params.split!r} must be a "
+            f"square grid of 2-D points (task plane_grid), got {tuple(x.shape)}"
+        )
     seed = getattr(ctx.spec, "seed", 0)  # one noise map per run
     noise_gen = torch.Generator().manual_seed(1_000_003 * seed + ctx.step + 85)
     was_training = model.training
@@ -214,5 +219,8 @@ def function_complexity(
         "": out.reshape(len(x), -1)[:, 0].reshape(n, n).cpu().numpy(),
         "noise_": torch.randn(n, n, generator=noise_gen, dtype=torch.float64).numpy(),
     }
-    return {("model", f"{k}{m}_complexity"): float(f(v)) for k, v in maps.items()
-            for m, f in (("fourier", fourier_complexity), ("lz", lz_complexity))}  # fmt: skip
+    return {
+        ("model", f"{k}{m}_complexity"): float(f(v))
+        for k, v in maps.items()
+        for m, f in (("fourier", fourier_complexity), ("lz", lz_complexity))
+    }

@@ -40,8 +40,9 @@ class Scorer:
         self.node0, self.label0, self.n = extra["node0"], extra["label0"], extra["n_nodes"]
         self.edges = {
             (self.node0 + u, self.label0 + lab, self.node0 + v)
-            for u, out in extra["edges"].items() for v, lab in out
-        }  # fmt: skip
+            for u, out in extra["edges"].items()
+            for v, lab in out
+        }
         self.by_start: dict[int, list[frozenset]] = {}
         for w in extra["train_walks"]:
             self.by_start.setdefault(w[0], []).append(edge_set(tuple(w)))

@@ -46,8 +46,9 @@ def diversity(features: Tensor) -> tuple[float, float]:
     return float(1.0 - mean_cos), dead
 
 
-@PROBES.register("feature_diversity", DiversityParams, papers=(81,), family="diag",
-                 tiny={"max_samples": 20})  # fmt: skip
+@PROBES.register(
+    "feature_diversity", DiversityParams, papers=(81,), family="diag", tiny={"max_samples": 20}
+)
 def feature_diversity(model, ctx: EvalContext, params: DiversityParams) -> ProbeResult:
     """Mean pairwise ``1 - cosine`` of the neurons' activation vectors, per layer, on the first
     held-out split (#81). Metrics: ``layer<i>_diversity``, ``layer<i>_dead``,

@@ -44,13 +44,19 @@ from genlab.registry import Params
 def linear_layers(model: nn.Module) -> list[nn.Linear]:
     """The model's linear layers; ``SpecError`` when other parameters train (EK-FAC here covers
     linear layers only, the exact inverse every parameter: they must be the same set)."""
-    layers = [m for m in model.modules() if isinstance(m, nn.Linear)
-              if all(p.requires_grad for p in m.parameters())]  # fmt: skip
+    layers = [
+        m
+        for m in model.modules()
+        if isinstance(m, nn.Linear)
+        if all(p.requires_grad for p in m.parameters())
+    ]
     ids = {id(p) for m in layers for p in m.parameters()}
     other = [k for k, p in model.named_parameters() if p.requires_grad and id(p) not in ids]
     if other or not layers:
-        raise SpecError(f"EK-FAC covers linear layers only; {type(model).__name__} also trains "
-                        f"{', '.join(other[:3]) or 'no linear layer'}")  # fmt: skip
+        raise SpecError(
+            f"EK-FAC covers linear layers only; {type(model).__name__} also trains "
+            f"{', '.join(other[:3]) or 'no linear layer'}"
+        )
     return layers
 
 
@@ -78,8 +84,9 @@ def layer_jacobians(model: nn.Module, x: Tensor) -> tuple[list[Tensor], list[Ten
             h.remove()
     jac = [torch.empty(len(x), z.shape[1], o.shape[1], dtype=torch.float64) for o in outs]
     for k in range(z.shape[1]):
-        for j, g in zip(jac, torch.autograd.grad(z[:, k].sum(), outs, retain_graph=True),
-                        strict=True):  # fmt: skip
+        for j, g in zip(
+            jac, torch.autograd.grad(z[:, k].sum(), outs, retain_graph=True), strict=True
+        ):
             j[:, k] = g.double()  # samples are independent: the batch sum splits per sample
     return acts, jac, torch.softmax(z.detach().double(), 1)
 
@@ -90,8 +97,15 @@ def _out_grads(jac: Tensor, p: Tensor, y: Tensor) -> Tensor:
     return torch.einsum("nc,nco->no", err, jac)
 
 
-def ekfac_influence(model: nn.Module, x_fit: Tensor, x_train: Tensor, y_train: Tensor,
-                    x_query: Tensor, y_query: Tensor, damping: float) -> Tensor:  # fmt: skip
+def ekfac_influence(
+    model: nn.Module,
+    x_fit: Tensor,
+    x_train: Tensor,
+    y_train: Tensor,
+    x_query: Tensor,
+    y_query: Tensor,
+    damping: float,
+) -> Tensor:
     """``(N_query, N_train)`` EK-FAC influences (module docstring); the factors come from the
     inputs ``x_fit`` (the whole training set: the GGN needs no labels), damping ``λ`` is added
     to the corrected eigenvalues."""
@@ -123,8 +137,16 @@ def top_eigenvalue(u: Tensor, n: int, iters: int = 100) -> float:
     return ev
 
 
-def lissa_ihvp(u: Tensor, classes: int, damping: float, rhs: Tensor, depth: int, batch: int,
-               scale: float, gen: torch.Generator) -> Tensor:  # fmt: skip
+def lissa_ihvp(
+    u: Tensor,
+    classes: int,
+    damping: float,
+    rhs: Tensor,
+    depth: int,
+    batch: int,
+    scale: float,
+    gen: torch.Generator,
+) -> Tensor:
     """LiSSA's ``(G + λ I)⁻¹ rhs`` (module docstring): ``u`` is the GGN factor ``(N*C, P)`` (rows
     of sample ``i`` at ``i*C .. i*C + C - 1``, ``G = Uᵀ U / N``), ``rhs`` ``(P, K)``; ``depth``
     recursion steps, each on ``batch`` samples drawn without replacement by ``gen``; ``scale`` s."""
@@ -142,20 +164,27 @@ def lissa_ihvp(u: Tensor, classes: int, damping: float, rhs: Tensor, depth: int,
 class EstimatorParams(Params):
     """Params of ``influence_estimators``."""
 
-    damping_factor: float = Field(0.1, gt=0, description="λ as a multiple of the mean GGN "
-                                  "eigenvalue (trace / P)")  # fmt: skip
+    damping_factor: float = Field(
+        0.1, gt=0, description="λ as a multiple of the mean GGN eigenvalue (trace / P)"
+    )
     max_train: int = Field(256, ge=2, description="training samples scored")
     max_fit: int = Field(0, ge=0, description="training inputs for the curvature (0: all)")
     max_queries: int = Field(32, ge=1, description="held-out queries")
     max_params: int = Field(20000, ge=1, description="largest parameter count (exact GGN)")
     lissa_depth: int = Field(1000, ge=0, description="LiSSA recursion steps (0: no LiSSA)")
     lissa_batch: int = Field(100, ge=1, description="curvature samples per LiSSA step")
-    lissa_scale: float = Field(2.0, gt=0, description="LiSSA's scale s as a multiple of the "
-                               "damped GGN's top eigenvalue")  # fmt: skip
+    lissa_scale: float = Field(
+        2.0, gt=0, description="LiSSA's scale s as a multiple of the damped GGN's top eigenvalue"
+    )
 
 
-@PROBES.register("influence_estimators", EstimatorParams, papers=(13,), family="diag",
-                 tiny={"max_train": 8, "max_queries": 4})  # fmt: skip
+@PROBES.register(
+    "influence_estimators",
+    EstimatorParams,
+    papers=(13,),
+    family="diag",
+    tiny={"max_train": 8, "max_queries": 4},
+)
 def influence_estimators(
     model: nn.Module, ctx: EvalContext, params: EstimatorParams
 ) -> ProbeResult:
@@ -171,8 +200,10 @@ def influence_estimators(
         raise SpecError("influence_estimators needs a held-out split for its queries")
     names = param_names(model, "all")
     if sum(p.numel() for k, p in model.named_parameters() if k in names) > params.max_params:
-        raise SpecError(f"influence_estimators.max_params: the model has more than "
-                        f"{params.max_params} parameters")  # fmt: skip
+        raise SpecError(
+            f"influence_estimators.max_params: the model has more than "
+            f"{params.max_params} parameters"
+        )
     q = held[0]
     qi = subsample(len(q), params.max_queries, ctx, salt=131)
     out: ProbeResult = {}
@@ -193,8 +224,16 @@ def influence_estimators(
             c = len(u) // len(x_fit)
             top = top_eigenvalue(u, len(x_fit)) + lam
             gen = torch.Generator().manual_seed(1_000_003 * ctx.step + 15)
-            ihvp = lissa_ihvp(u, c, lam, g_q.T, params.lissa_depth, params.lissa_batch,
-                              params.lissa_scale * top, gen)  # fmt: skip
+            ihvp = lissa_ihvp(
+                u,
+                c,
+                lam,
+                g_q.T,
+                params.lissa_depth,
+                params.lissa_batch,
+                params.lissa_scale * top,
+                gen,
+            )
             estimators["lissa"] = -(ihvp.T @ g_tr.T)
         for key, est in estimators.items():
             a, b = est.ravel().numpy(), exact.ravel().numpy()

@@ -34,9 +34,12 @@ class ExactMatchParams(Params):
 
 @torch.inference_mode()
 def decode(
-    model: nn.Module, x: Tensor, info: TaskInfo, temperature: float = 0.0,
+    model: nn.Module,
+    x: Tensor,
+    info: TaskInfo,
+    temperature: float = 0.0,
     generator: torch.Generator | None = None,
-) -> Tensor:  # fmt: skip
+) -> Tensor:
     """Free-running outputs ``(N, width - src_len)`` for rows ``x`` (only their source is read):
     greedy at ``temperature`` 0, else sampled from ``softmax(logits / temperature)``. Uses the
     model's ``start``/``step`` cache when it has one, else re-runs the growing prefix."""

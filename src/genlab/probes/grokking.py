@@ -136,9 +136,15 @@ def linear_grokking_time(
         return {}
     task, opt = spec.task.params, spec.optimizer
     try:
-        t = predicted_grokking_step(task["d_in"], task["d_out"], task["sample_ratio"], opt.lr,
-                                    opt.weight_decay, params.epsilon,
-                                    spec.model.params.get("init_scale", 0.0))  # fmt: skip
+        t = predicted_grokking_step(
+            task["d_in"],
+            task["d_out"],
+            task["sample_ratio"],
+            opt.lr,
+            opt.weight_decay,
+            params.epsilon,
+            spec.model.params.get("init_scale", 0.0),
+        )
     except SpecError:
         return {}
     return {("model", "predicted_grokking_step"): float(t)}

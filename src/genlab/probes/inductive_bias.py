@@ -55,9 +55,13 @@ class InductiveBias:
 
 
 def inductive_bias_bits(
-    sampler: Sampler, samples: int, epsilon: float, fit_tol: float = 0.0,
-    min_hits: int = 10, seed: int = 0,
-) -> InductiveBias:  # fmt: skip
+    sampler: Sampler,
+    samples: int,
+    epsilon: float,
+    fit_tol: float = 0.0,
+    min_hits: int = 10,
+    seed: int = 0,
+) -> InductiveBias:
     """Estimate ``-log2 P(test <= epsilon | train <= fit_tol)`` from ``samples`` hypotheses."""
     if samples < 2:
         raise ValueError("samples: need >= 2 hypotheses")
@@ -76,15 +80,24 @@ def inductive_bias_bits(
         sd = max(float(test.std(ddof=1)), 1e-12)
         log_p, method = float(norm.logcdf((epsilon - test.mean()) / sd)), "normal-tail"
     return InductiveBias(
-        bits=-log_p / math.log(2), p=math.exp(log_p), hits=hits, fitting=len(test),
-        sampled=samples, method=method, mean_test_loss=float(test.mean()),
-    )  # fmt: skip
+        bits=-log_p / math.log(2),
+        p=math.exp(log_p),
+        hits=hits,
+        fitting=len(test),
+        sampled=samples,
+        method=method,
+        mean_test_loss=float(test.mean()),
+    )
 
 
 def random_feature_sampler(
-    x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray, y_test: np.ndarray,
-    width: int = 256, scale: float = 1.0,
-) -> Sampler:  # fmt: skip
+    x_train: np.ndarray,
+    y_train: np.ndarray,
+    x_test: np.ndarray,
+    y_test: np.ndarray,
+    width: int = 256,
+    scale: float = 1.0,
+) -> Sampler:
     """Sampler of random-feature classifiers interpolating ±1 labels; losses are 0-1 errors."""
     t_train, t_test = np.where(y_train > 0, 1.0, -1.0), np.where(y_test > 0, 1.0, -1.0)
     d = x_train.shape[1]
@@ -103,9 +116,13 @@ def random_feature_sampler(
 
 
 def intrinsic_dim_task(
-    intrinsic_dim: int, ambient_dim: int, n_train: int, n_test: int, seed: int = 0,
+    intrinsic_dim: int,
+    ambient_dim: int,
+    n_train: int,
+    n_test: int,
+    seed: int = 0,
     waves: int = 3,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(x_train, y_train, x_test, y_test)`` of the intrinsic-dimension task (module docstring);
     labels in {0, 1}."""
     if not 1 <= intrinsic_dim <= ambient_dim:
@@ -135,8 +152,13 @@ class InductiveBiasParams(Params):
     scale: float = Field(1.0, gt=0, description="feature weight scale")
 
 
-@PROBES.register("inductive_bias", InductiveBiasParams, papers=(45, 43), family="diag",
-                 tiny={"hypotheses": 4, "width": 64})  # fmt: skip
+@PROBES.register(
+    "inductive_bias",
+    InductiveBiasParams,
+    papers=(45, 43),
+    family="diag",
+    tiny={"hypotheses": 4, "width": 64},
+)
 def inductive_bias(model: nn.Module, ctx: EvalContext, params: InductiveBiasParams) -> ProbeResult:
     """Bits of inductive bias needed to generalize on the task's data, from sampled random-feature
     hypotheses fitted to the training split (Boopathy et al., #45, #43); the model is not used.
@@ -149,15 +171,23 @@ def inductive_bias(model: nn.Module, ctx: EvalContext, params: InductiveBiasPara
     out: ProbeResult = {}
     for name, split in ctx.data.test.items():
         xs = [s.x.flatten(1).double().numpy() for s in (train, split)]
-        sampler = random_feature_sampler(xs[0], train.y.numpy(), xs[1], split.y.numpy(),
-                                         params.width, params.scale)  # fmt: skip
+        sampler = random_feature_sampler(
+            xs[0], train.y.numpy(), xs[1], split.y.numpy(), params.width, params.scale
+        )
         try:
-            r = inductive_bias_bits(sampler, params.hypotheses, params.epsilon,
-                                    min_hits=params.min_hits, seed=ctx.step + 45)  # fmt: skip
+            r = inductive_bias_bits(
+                sampler,
+                params.hypotheses,
+                params.epsilon,
+                min_hits=params.min_hits,
+                seed=ctx.step + 45,
+            )
             bits, share, err = r.bits, r.fitting / r.sampled, r.mean_test_loss
         except ValueError:  # fewer than two hypotheses fit the training data
             bits, share, err = math.nan, 0.0, math.nan
-        out |= {(f"test/{name}", "inductive_bias_bits"): float(bits),
-                (f"test/{name}", "fit_share"): float(share),
-                (f"test/{name}", "hypothesis_error"): float(err)}  # fmt: skip
+        out |= {
+            (f"test/{name}", "inductive_bias_bits"): float(bits),
+            (f"test/{name}", "fit_share"): float(share),
+            (f"test/{name}", "hypothesis_error"): float(err),
+        }
     return out

@@ -132,9 +132,15 @@ def _check_size(names: list[str], model: nn.Module, max_params: int) -> None:
 
 
 def ggn_influence(
-    model: nn.Module, x_train: Tensor, y_train: Tensor, x_test: Tensor, y_test: Tensor,
-    damping: float = 1e-3, scope: Scope = "all", max_params: int = 20000,
-) -> Tensor:  # fmt: skip
+    model: nn.Module,
+    x_train: Tensor,
+    y_train: Tensor,
+    x_test: Tensor,
+    y_test: Tensor,
+    damping: float = 1e-3,
+    scope: Scope = "all",
+    max_params: int = 20000,
+) -> Tensor:
     """``(N_test, N_train)`` influences ``-g_testᵀ (G + λ I)⁻¹ g_j``, ``G`` the GGN of the mean
     training loss; positive: upweighting ``z_j`` raises the test loss (a harmful sample)."""
     names = param_names(model, scope)
@@ -145,9 +151,13 @@ def ggn_influence(
 
 
 def ggn_self_influence(
-    model: nn.Module, x: Tensor, y: Tensor, damping: float = 1e-3, scope: Scope = "all",
+    model: nn.Module,
+    x: Tensor,
+    y: Tensor,
+    damping: float = 1e-3,
+    scope: Scope = "all",
     max_params: int = 20000,
-) -> Tensor:  # fmt: skip
+) -> Tensor:
     """``(N,)`` self-influences ``g_jᵀ (G + λ I)⁻¹ g_j`` with ``G`` the GGN on ``(x, y)``."""
     names = param_names(model, scope)
     _check_size(names, model, max_params)
@@ -167,9 +177,14 @@ def _grads_at(model: nn.Module, state: dict[str, Tensor], x: Tensor, y: Tensor) 
 
 
 def tracin(
-    model: nn.Module, states: Sequence[dict[str, Tensor]], lrs: Sequence[float] | float,
-    x_train: Tensor, y_train: Tensor, x_test: Tensor, y_test: Tensor,
-) -> Tensor:  # fmt: skip
+    model: nn.Module,
+    states: Sequence[dict[str, Tensor]],
+    lrs: Sequence[float] | float,
+    x_train: Tensor,
+    y_train: Tensor,
+    x_test: Tensor,
+    y_test: Tensor,
+) -> Tensor:
     """``(N_test, N_train)`` TracIn scores ``Σ_c η_c g_test(w_c) · g_j(w_c)`` over checkpoints."""
     etas = [lrs] * len(states) if isinstance(lrs, int | float) else list(lrs)
     if len(etas) != len(states) or not states:
@@ -185,9 +200,12 @@ def tracin(
 
 
 def tracin_self(
-    model: nn.Module, states: Sequence[dict[str, Tensor]], lrs: Sequence[float] | float,
-    x: Tensor, y: Tensor,
-) -> Tensor:  # fmt: skip
+    model: nn.Module,
+    states: Sequence[dict[str, Tensor]],
+    lrs: Sequence[float] | float,
+    x: Tensor,
+    y: Tensor,
+) -> Tensor:
     """``(N,)`` TracIn self-influences ``Σ_c η_c ‖g_j(w_c)‖²``."""
     etas = [lrs] * len(states) if isinstance(lrs, int | float) else list(lrs)
     if len(etas) != len(states) or not states:

@@ -155,8 +155,11 @@ def margins(model: nn.Module, ctx: EvalContext, params: MarginParams) -> ProbeRe
             if not kept:
                 continue
             p = p.model_copy(update={"measures": kept})
-        basis = (principal_basis(split.x, p.pca_variance, p.subspace)
-                 if "constrained" in p.measures else None)  # fmt: skip
+        basis = (
+            principal_basis(split.x, p.pca_variance, p.subspace)
+            if "constrained" in p.measures
+            else None
+        )
         idx = subsample(len(split), p.max_samples, ctx, salt=99)
         for k, v in margins_of(model, split.x[idx], split.y[idx], p, basis).items():
             out[(name, k)] = v

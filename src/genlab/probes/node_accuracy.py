@@ -36,8 +36,10 @@ def node_scores(logits: Tensor, y: Tensor) -> tuple[float, float]:
 def node_accuracy(model: nn.Module, ctx: EvalContext, params: NoParams) -> ProbeResult:
     """Share of nodes labelled right, and its class-balanced form, per split (#109)."""
     if ctx.data.info.kind != "sequence":
-        raise SpecError("probe 'node_accuracy' needs a label per node (a sequence task, e.g. "
-                        f"graph_shortest_path), got a {ctx.data.info.kind} task")  # fmt: skip
+        raise SpecError(
+            "probe 'node_accuracy' needs a label per node (a sequence task, e.g. "
+            f"graph_shortest_path), got a {ctx.data.info.kind} task"
+        )
     out: ProbeResult = {}
     for name, split in ctx.splits.items():
         acc, bal = node_scores(ctx.logits(name), split.y)

@@ -31,8 +31,11 @@ MANTISSA = 52  # bits a float64 holds exactly (integers below 2**53)
 class PredictionsParams(Params):
     """Params of ``predictions``."""
 
-    splits: list[str] = Field(default_factory=lambda: ["test/*"], min_length=1,
-                              description="glob patterns of the splits to record")  # fmt: skip
+    splits: list[str] = Field(
+        default_factory=lambda: ["test/*"],
+        min_length=1,
+        description="glob patterns of the splits to record",
+    )
 
 
 def per_value(classes: int) -> int:
@@ -78,8 +81,9 @@ def cohen_kappa(a: np.ndarray, b: np.ndarray, classes: int) -> float:
     return (p_o - p_e) / (1 - p_e) if p_e < 1 else float("nan")
 
 
-@PROBES.register("predictions", PredictionsParams, papers=(105,), family="domain-shift",
-                 tiny={"splits": ["*"]})  # fmt: skip
+@PROBES.register(
+    "predictions", PredictionsParams, papers=(105,), family="domain-shift", tiny={"splits": ["*"]}
+)
 def predictions(model: nn.Module, ctx: EvalContext, params: PredictionsParams) -> ProbeResult:
     """The argmax class of every example of the matching splits, packed exactly (#105)."""
     require_class_labels(ctx, "predictions")
@@ -89,14 +93,17 @@ def predictions(model: nn.Module, ctx: EvalContext, params: PredictionsParams) -
             continue
         logits = ctx.logits(name)
         if logits.dim() != 2:
-            raise SpecError("probe 'predictions' needs one class per example, got sequence "
-                            f"outputs on {name}")  # fmt: skip
+            raise SpecError(
+                f"probe 'predictions' needs one class per example, got sequence outputs on {name}"
+            )
         classes = logits.shape[-1]
         pred = logits.argmax(-1).cpu().numpy()
         out[(name, "pred_n")] = float(len(pred))
         for j, v in enumerate(pack(pred, classes)):
             out[(name, f"pred_{j:03d}")] = v
     if not out:
-        raise SpecError(f"probe 'predictions': no split matches {params.splits} "
-                        f"(splits: {', '.join(ctx.splits)})")  # fmt: skip
+        raise SpecError(
+            f"probe 'predictions': no split matches {params.splits} "
+            f"(splits: {', '.join(ctx.splits)})"
+        )
     return out

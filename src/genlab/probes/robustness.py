@@ -20,8 +20,11 @@ class PGDParams(Params):
 
     eps: float = Field(0.1, gt=0, le=1, description="L-inf radius (inputs in [0, 1])")
     steps: int = Field(10, ge=1, le=200, description="PGD steps")
-    roles: list[str] = Field(default_factory=lambda: ["test"], min_length=1,
-                             description="split roles attacked (train, val, test)")  # fmt: skip
+    roles: list[str] = Field(
+        default_factory=lambda: ["test"],
+        min_length=1,
+        description="split roles attacked (train, val, test)",
+    )
     max_samples: int = Field(512, ge=1, description="examples attacked per split (the first)")
 
 
@@ -39,8 +42,9 @@ def pgd_accuracy(model: nn.Module, ctx: EvalContext, params: PGDParams) -> Probe
             if name.split("/", 1)[0] not in params.roles:
                 continue
             x, y = split.x[: params.max_samples], split.y[: params.max_samples]
-            adv = linf_pgd(model, x, lambda z, y=y: cross_entropy(z, y), params.eps,
-                           params.steps, gen=gen)  # fmt: skip
+            adv = linf_pgd(
+                model, x, lambda z, y=y: cross_entropy(z, y), params.eps, params.steps, gen=gen
+            )
             with torch.no_grad():
                 out[(name, "pgd_accuracy")] = correct(model(adv), y).float().mean().item()
     finally:

@@ -30,8 +30,9 @@ class TripletRecallParams(Params):
 
     k: int = Field(20, ge=1, description="(edge, predicate) pairs kept per graph")
     few_max: int = Field(5, ge=1, description="most training occurrences of a few-shot triplet")
-    roles: list[str] = Field(default_factory=lambda: ["val", "test"],
-                             description="split roles to score")  # fmt: skip
+    roles: list[str] = Field(
+        default_factory=lambda: ["val", "test"], description="split roles to score"
+    )
 
 
 def triplets(x: Tensor, y: Tensor, classes: int) -> tuple[Tensor, Tensor, Tensor, Tensor]:
@@ -70,8 +71,10 @@ def triplet_recall(model: nn.Module, ctx: EvalContext, params: TripletRecallPara
     """Recall@K on all, zero-shot and few-shot triplets per split (#94)."""
     info = ctx.data.info
     if info.extra.get("layout") != "relation_pairs":
-        raise SpecError("probe 'triplet_recall' needs candidate edges with their classes (a task "
-                        "whose info.extra layout is 'relation_pairs', e.g. relation_graphs)")  # fmt: skip
+        raise SpecError(
+            "probe 'triplet_recall' needs candidate edges with their classes (a task "
+            "whose info.extra layout is 'relation_pairs', e.g. relation_graphs)"
+        )
     c, r = int(info.extra["classes"]), info.n_outputs - 1
     seen = sum(counts(s.x, s.y, c, r) for s in ctx.data.train.values())
     out: ProbeResult = {}
@@ -82,8 +85,10 @@ def triplet_recall(model: nn.Module, ctx: EvalContext, params: TripletRecallPara
         hit = recalled(ctx.logits(name), split.y, params.k, where).float()
         n = seen[s, p, o]
         nan = torch.tensor(float("nan"))
-        for metric, keep in (("recall", torch.ones_like(n, dtype=torch.bool)),
-                             ("zero_shot_recall", n == 0),
-                             ("few_shot_recall", (n >= 1) & (n <= params.few_max))):  # fmt: skip
+        for metric, keep in (
+            ("recall", torch.ones_like(n, dtype=torch.bool)),
+            ("zero_shot_recall", n == 0),
+            ("few_shot_recall", (n >= 1) & (n <= params.few_max)),
+        ):
             out[(name, metric)] = (hit[keep].mean() if keep.any() else nan).item()
     return out

@@ -44,12 +44,14 @@ def rebuild_init(model: nn.Module, ctx: EvalContext) -> dict[str, Tensor] | None
     with torch.random.fork_rng():
         torch.manual_seed(spec.seed)
         try:
-            fresh = model_entry.obj(model_entry.params.model_validate(spec.model.params),
-                                    ctx.data.info)  # fmt: skip
+            fresh = model_entry.obj(
+                model_entry.params.model_validate(spec.model.params), ctx.data.info
+            )
         except GenlabError:  # e.g. a from_run parent outside the active store
             return None
-        method = method_entry.obj(method_entry.params.model_validate(spec.method.params),
-                                  ctx.data.info)  # fmt: skip
+        method = method_entry.obj(
+            method_entry.params.model_validate(spec.method.params), ctx.data.info
+        )
         fresh = method.wrap(fresh)
     init = trainable(fresh)
     now = dict(model.named_parameters())
@@ -71,9 +73,14 @@ def weight_distance(model: nn.Module, ctx: EvalContext, params: NoParams) -> Pro
     if init is None:
         return {("model", "weight_distance"): math.nan, ("model", "weight_distance_rel"): math.nan}
     with torch.no_grad():
-        sq = sum((p.detach().double() - init[n].double()).pow(2).sum()
-                 for n, p in model.named_parameters() if n in init)  # fmt: skip
+        sq = sum(
+            (p.detach().double() - init[n].double()).pow(2).sum()
+            for n, p in model.named_parameters()
+            if n in init
+        )
         ref = sum(v.double().pow(2).sum() for v in init.values())
     dist = float(sq) ** 0.5
-    return {("model", "weight_distance"): dist,
-            ("model", "weight_distance_rel"): dist / max(float(ref) ** 0.5, 1e-12)}  # fmt: skip
+    return {
+        ("model", "weight_distance"): dist,
+        ("model", "weight_distance_rel"): dist / max(float(ref) ** 0.5, 1e-12),
+    }

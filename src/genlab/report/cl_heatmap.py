@@ -18,8 +18,15 @@ def plot_accuracy_matrix(r: np.ndarray, path: str | Path, title: str = "") -> Pa
     for i in range(n):
         for j in range(r.shape[1]):
             if np.isfinite(r[i, j]):
-                ax.text(j, i, f"{r[i, j]:.2f}", ha="center", va="center", fontsize=8,
-                        color="white" if r[i, j] < 0.6 else "black")  # fmt: skip
+                ax.text(
+                    j,
+                    i,
+                    f"{r[i, j]:.2f}",
+                    ha="center",
+                    va="center",
+                    fontsize=8,
+                    color="white" if r[i, j] < 0.6 else "black",
+                )
     ax.set_xlabel("tested on experience j")
     ax.set_ylabel("after training on experience i")
     ax.set_xticks(range(r.shape[1]))

@@ -40,8 +40,14 @@ class FigureKind:
     """Base: ``draw(runs, metrics, path, title, keys)`` returns the written path or None;
     ``keys`` are the label columns that tell arms apart."""
 
-    def draw(self, runs: pd.DataFrame, metrics: pd.DataFrame, path: Path, title: str,
-             keys: Sequence[str] = ()):  # fmt: skip
+    def draw(
+        self,
+        runs: pd.DataFrame,
+        metrics: pd.DataFrame,
+        path: Path,
+        title: str,
+        keys: Sequence[str] = (),
+    ):
         raise NotImplementedError
 
 
@@ -56,8 +62,14 @@ class Curves(FigureKind):
     hline: float | None = None
     logx: bool = True
 
-    def draw(self, runs: pd.DataFrame, metrics: pd.DataFrame, path: Path, title: str,
-             keys: Sequence[str] = ()):  # fmt: skip
+    def draw(
+        self,
+        runs: pd.DataFrame,
+        metrics: pd.DataFrame,
+        path: Path,
+        title: str,
+        keys: Sequence[str] = (),
+    ):
         arm = dict(zip(runs["run_id"], arm_labels(runs, self.by, keys), strict=True))
         m = metrics[(metrics["metric"] == self.metric) & metrics["split"].isin(self.splits)]
         if self.logx:
@@ -70,15 +82,25 @@ class Curves(FigureKind):
         for run_id, d in m.groupby("run_id", sort=False):
             for split, g in d.groupby("split"):
                 g = g.sort_values("step")
-                ax.plot(g["step"], g["value"], styles.get(split, "-"), lw=1,
-                        color=colors.get(arm.get(run_id, ""), "grey"), alpha=0.8)  # fmt: skip
+                ax.plot(
+                    g["step"],
+                    g["value"],
+                    styles.get(split, "-"),
+                    lw=1,
+                    color=colors.get(arm.get(run_id, ""), "grey"),
+                    alpha=0.8,
+                )
         if self.hline is not None:
             ax.axhline(self.hline, color="grey", lw=0.8)
         handles = [plt.Line2D([], [], color=c) for c in colors.values()]
         handles += [plt.Line2D([], [], color="k", ls=s) for s in styles.values()]
         ax.legend(handles, [*colors, *styles], fontsize=7, frameon=False, ncol=2)
-        ax.set(xscale="log" if self.logx else "linear", xlabel="optimisation step",
-               ylabel=self.metric, title=title)  # fmt: skip
+        ax.set(
+            xscale="log" if self.logx else "linear",
+            xlabel="optimisation step",
+            ylabel=self.metric,
+            title=title,
+        )
         return save_figure(fig, path)
 
 
@@ -93,8 +115,14 @@ class ArmBars(FigureKind):
     by: str | tuple[str, ...] | None = None
     lines: tuple[tuple[str, float], ...] = ()
 
-    def draw(self, runs: pd.DataFrame, metrics: pd.DataFrame, path: Path, title: str,
-             keys: Sequence[str] = ()):  # fmt: skip
+    def draw(
+        self,
+        runs: pd.DataFrame,
+        metrics: pd.DataFrame,
+        path: Path,
+        title: str,
+        keys: Sequence[str] = (),
+    ):
         arm = arm_labels(runs, self.by, keys)
         values = pd.to_numeric(runs[self.measure], errors="coerce")
         finite = values[np.isfinite(values)]
@@ -106,8 +134,13 @@ class ArmBars(FigureKind):
         lo = np.nan_to_num(means - np.array([s["ci_lo"] for s in stats.values()], dtype=float))
         hi = np.nan_to_num(np.array([s["ci_hi"] for s in stats.values()], dtype=float) - means)
         fig, ax = plt.subplots(figsize=(max(4.0, 0.9 * len(stats) + 2), 3.6))
-        ax.bar(range(len(stats)), means, yerr=[lo, hi], capsize=4,
-               color=[f"C{i % 10}" for i in range(len(stats))])  # fmt: skip
+        ax.bar(
+            range(len(stats)),
+            means,
+            yerr=[lo, hi],
+            capsize=4,
+            color=[f"C{i % 10}" for i in range(len(stats))],
+        )
         ax.set_xticks(range(len(stats)), list(stats), rotation=20, fontsize=8, ha="right")
         for name, y in self.lines:
             ax.axhline(y, color="grey", lw=0.8, ls="--")
@@ -129,23 +162,33 @@ class LengthCurves(FigureKind):
     metric: str = "accuracy"
     train_length: int | Literal["auto"] | None = None
 
-    def draw(self, runs: pd.DataFrame, metrics: pd.DataFrame, path: Path, title: str,
-             keys: Sequence[str] = ()):  # fmt: skip
+    def draw(
+        self,
+        runs: pd.DataFrame,
+        metrics: pd.DataFrame,
+        path: Path,
+        title: str,
+        keys: Sequence[str] = (),
+    ):
         lengths = metrics["split"].map(split_length)
         m = metrics[lengths.notna() & (metrics["metric"] == self.metric)].copy()
         if m.empty:
             return None
         m["length"] = lengths[m.index]
         m = m[m["step"] == m.groupby("run_id")["step"].transform("max")]
-        panel = (runs[self.panel].astype(str) if self.panel
-                 else pd.Series([""] * len(runs), index=runs.index))  # fmt: skip
+        panel = (
+            runs[self.panel].astype(str)
+            if self.panel
+            else pd.Series([""] * len(runs), index=runs.index)
+        )
         line = arm_labels(runs, self.line, [k for k in keys if k != self.panel])
         m["panel"] = m["run_id"].map(dict(zip(runs["run_id"], panel, strict=True)))
         m["line"] = m["run_id"].map(dict(zip(runs["run_id"], line, strict=True)))
         panels = list(dict.fromkeys(m["panel"].dropna()))
         color = {x: f"C{i % 10}" for i, x in enumerate(dict.fromkeys(m["line"].dropna()))}
-        fig, axes = plt.subplots(1, len(panels), figsize=(max(5.0, 3.2 * len(panels)), 3.4),
-                                 squeeze=False)  # fmt: skip
+        fig, axes = plt.subplots(
+            1, len(panels), figsize=(max(5.0, 3.2 * len(panels)), 3.4), squeeze=False
+        )
         for ax, p in zip(axes[0], panels, strict=True):
             for x, g in m[m["panel"] == p].groupby("line", sort=False):
                 g = g.groupby("length")["value"].mean()
@@ -170,8 +213,14 @@ class Scatter(FigureKind):
     by: str | tuple[str, ...] | None = None
     fit: bool = True
 
-    def draw(self, runs: pd.DataFrame, metrics: pd.DataFrame, path: Path, title: str,
-             keys: Sequence[str] = ()):  # fmt: skip
+    def draw(
+        self,
+        runs: pd.DataFrame,
+        metrics: pd.DataFrame,
+        path: Path,
+        title: str,
+        keys: Sequence[str] = (),
+    ):
         d = runs.dropna(subset=[self.x, self.y])
         if d.empty:
             return None
@@ -199,8 +248,14 @@ class PhaseGrid(FigureKind):
     phase: str = "phase"
     colors: tuple[str, ...] = ("#2c7fb8", "#41ab5d", "#fdae61", "#d7191c")  # in PHASES order
 
-    def draw(self, runs: pd.DataFrame, metrics: pd.DataFrame, path: Path, title: str,
-             keys: Sequence[str] = ()):  # fmt: skip
+    def draw(
+        self,
+        runs: pd.DataFrame,
+        metrics: pd.DataFrame,
+        path: Path,
+        title: str,
+        keys: Sequence[str] = (),
+    ):
         from matplotlib.colors import ListedColormap
 
         x, y = keys[0], keys[1]
@@ -213,18 +268,24 @@ class PhaseGrid(FigureKind):
             grid[i, j] = PHASES.index(r[self.phase])
             if self.value and not np.isnan(r[self.value]):
                 ax.text(j, i, f"{r[self.value]:.2f}", ha="center", va="center", fontsize=8)
-        ax.imshow(grid, cmap=ListedColormap(self.colors), vmin=-0.5, vmax=3.5, origin="lower",
-                  aspect="auto")  # fmt: skip
+        ax.imshow(
+            grid,
+            cmap=ListedColormap(self.colors),
+            vmin=-0.5,
+            vmax=3.5,
+            origin="lower",
+            aspect="auto",
+        )
         ax.set_xticks(range(len(xs)), [f"{v:g}" for v in xs])
         ax.set_yticks(range(len(ys)), [f"{v:g}" for v in ys])
         ax.set(
             xlabel=x, ylabel=y, title=title + (f"\n(numbers: {self.value})" if self.value else "")
         )
         handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in self.colors]
-        ax.legend(handles, PHASES, fontsize=7, frameon=False, bbox_to_anchor=(1.02, 1),
-                  loc="upper left")  # fmt: skip
+        ax.legend(
+            handles, PHASES, fontsize=7, frameon=False, bbox_to_anchor=(1.02, 1), loc="upper left"
+        )
         return save_figure(fig, path)
 
 
-__all__ = ["ArmBars", "Curves", "FigureKind", "LengthCurves", "PhaseGrid", "Scatter",
-           "arm_labels"]  # fmt: skip
+__all__ = ["ArmBars", "Curves", "FigureKind", "LengthCurves", "PhaseGrid", "Scatter", "arm_labels"]

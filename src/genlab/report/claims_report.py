@@ -32,19 +32,29 @@ def build_claims_report(store: Store, claims: Sequence[Entry], family: str | Non
     entries = [e for e in claims if family is None or e.family == family]
     verdicts = store.verdicts()
     if not verdicts.empty:  # the newest at a recorded design; a user's design only without one
-        verdicts["user"] = [user_design(store.verdict_extras(c, i))
-                            for c, i in zip(verdicts["claim_id"], verdicts["config_id"], strict=True)]  # fmt: skip
-    latest = (verdicts.sort_values(["user", "created"], ascending=[False, True])
-              .groupby("claim_id").tail(1).set_index("claim_id")
-              if not verdicts.empty else pd.DataFrame())  # fmt: skip
+        verdicts["user"] = [
+            user_design(store.verdict_extras(c, i))
+            for c, i in zip(verdicts["claim_id"], verdicts["config_id"], strict=True)
+        ]
+    latest = (
+        verdicts.sort_values(["user", "created"], ascending=[False, True])
+        .groupby("claim_id")
+        .tail(1)
+        .set_index("claim_id")
+        if not verdicts.empty
+        else pd.DataFrame()
+    )
     rep = Report("genlab claims" + (f": {family}" if family else ""))
     counts: dict[str, int] = {}
     rows = []
     for e in entries:
         claim = e.obj
         refs = getattr(claim, "papers", ())  # full references; catalogue names otherwise
-        cites = "; ".join(r.text() for r in refs) if refs else "; ".join(
-            f"#{n} {papers[n].name}" if n in papers else f"#{n}" for n in e.papers)  # fmt: skip
+        cites = (
+            "; ".join(r.text() for r in refs)
+            if refs
+            else "; ".join(f"#{n} {papers[n].name}" if n in papers else f"#{n}" for n in e.papers)
+        )
         controls = {}
         if claim.id in latest.index:
             v = latest.loc[claim.id]
@@ -62,16 +72,31 @@ def build_claims_report(store: Store, claims: Sequence[Entry], family: str | Non
         scope = getattr(claim, "scope", "")
         ctl = ", ".join(f"{n} {m or 'not run'}" for n, m in controls.items())
         counts[verdict] = counts.get(verdict, 0) + 1
-        rows.append({"claim": claim.id, "verdict": verdict, "budget": budget, "scope": scope,
-                     "controls": ctl, "papers": cites})  # fmt: skip
+        rows.append(
+            {
+                "claim": claim.id,
+                "verdict": verdict,
+                "budget": budget,
+                "scope": scope,
+                "controls": ctl,
+                "papers": cites,
+            }
+        )
         rep.h(claim.id)
-        rep.p(f"{verdict}" + (f" ({budget} budget)" if budget else "") + f", scope {scope}"
-              + (f" ({claim.scope_note})" if getattr(claim, "scope_note", "") else "")
-              + (f". Controls measured: {ctl}" if ctl else "") + f". Papers: {cites}.")  # fmt: skip
+        rep.p(
+            f"{verdict}"
+            + (f" ({budget} budget)" if budget else "")
+            + f", scope {scope}"
+            + (f" ({claim.scope_note})" if getattr(claim, "scope_note", "") else "")
+            + (f". Controls measured: {ctl}" if ctl else "")
+            + f". Papers: {cites}."
+        )
         if claim.id in latest.index and latest.loc[claim.id]["user"]:
-            rep.p("User design: this verdict was measured with overrides (`claims run --set`), "
-                  "not at the design recorded in claims.lock; it speaks for that configuration "
-                  f"only: {latest.loc[claim.id]['config']}.")  # fmt: skip
+            rep.p(
+                "User design: this verdict was measured with overrides (`claims run --set`), "
+                "not at the design recorded in claims.lock; it speaks for that configuration "
+                f"only: {latest.loc[claim.id]['config']}."
+            )
         rep.p(f"Statement: {claim.statement}")
         if evidence:
             rep.p(f"Evidence: {evidence}")

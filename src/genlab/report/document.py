@@ -35,8 +35,9 @@ class Report:
     def fig(self, name: str, png: bytes, caption: str = "") -> None:
         self.blocks.append(("fig", (name, png, caption)))
 
-    def render(self, fmt: Format, figures_dir: Path | None = None,
-               relative_to: Path | None = None) -> str:  # fmt: skip
+    def render(
+        self, fmt: Format, figures_dir: Path | None = None, relative_to: Path | None = None
+    ) -> str:
         """The report as text; md/latex write figures into ``figures_dir`` (skipped if None) and
         link them relative to ``relative_to`` (the report's folder) when given; html embeds them
         (the template ``report/templates/document.html``)."""
@@ -49,8 +50,12 @@ class Report:
             out.append(f"\\section*{{{_latex_escape(self.title)}}}\n\n")
         for kind, val in self.blocks:
             if kind == "h":
-                out.append({"md": f"## {val}\n\n",
-                            "latex": f"\\subsection*{{{_latex_escape(str(val))}}}\n\n"}[fmt])  # fmt: skip
+                out.append(
+                    {
+                        "md": f"## {val}\n\n",
+                        "latex": f"\\subsection*{{{_latex_escape(str(val))}}}\n\n",
+                    }[fmt]
+                )
             elif kind == "p":
                 out.append({"md": f"{val}\n\n", "latex": f"{_latex_escape(str(val))}\n\n"}[fmt])
             elif kind == "table":
@@ -68,9 +73,11 @@ class Report:
                 if fmt == "md":
                     out.append(f"![{caption}]({path.as_posix()})\n\n")
                 else:
-                    out.append("\\begin{figure}[ht]\\centering\n"
-                               f"\\includegraphics[width=\\linewidth]{{{path.as_posix()}}}\n"
-                               f"\\caption{{{_latex_escape(caption)}}}\\end{{figure}}\n\n")  # fmt: skip
+                    out.append(
+                        "\\begin{figure}[ht]\\centering\n"
+                        f"\\includegraphics[width=\\linewidth]{{{path.as_posix()}}}\n"
+                        f"\\caption{{{_latex_escape(caption)}}}\\end{{figure}}\n\n"
+                    )
         return "".join(out)
 
 

@@ -27,8 +27,9 @@ def group_name(row: pd.Series | dict, by: Sequence[str]) -> str:
     return ", ".join(str(row[c]) if c == "group" else f"{c}={row[c]}" for c in by) or "all runs"
 
 
-def curve_figure(panels: dict[str, pd.DataFrame], by: Sequence[str], metric: str,
-                 note: str = "") -> bytes:  # fmt: skip
+def curve_figure(
+    panels: dict[str, pd.DataFrame], by: Sequence[str], metric: str, note: str = ""
+) -> bytes:
     """One panel per split: the mean over seeds per group against step (log axis) with its
     interval (``ci_lo``/``ci_hi``) as a band. Each frame is ``genlab.analysis.aggregate.curves``
     output; ``note`` is printed under the panels (e.g. which splits are not drawn, and why)."""
@@ -59,8 +60,9 @@ def curve_figure(panels: dict[str, pd.DataFrame], by: Sequence[str], metric: str
     return _png(fig)
 
 
-def env_bars(frame: pd.DataFrame, by: Sequence[str], metric: str,
-             interval: str = "95% CI") -> bytes:  # fmt: skip
+def env_bars(
+    frame: pd.DataFrame, by: Sequence[str], metric: str, interval: str = "95% CI"
+) -> bytes:
     """Bars of the mean per environment (x) and group (colour), with ``interval`` error bars (the
     frame's ``ci_lo``/``ci_hi``). ``frame`` is ``summarize`` output over ``[*by, "split"]``."""
     splits = sorted(frame["split"].unique())
@@ -72,12 +74,27 @@ def env_bars(frame: pd.DataFrame, by: Sequence[str], metric: str,
         key = key if isinstance(key, tuple) else (key,)
         g = g.set_index("split").reindex(splits)
         x = np.arange(len(splits)) + (i - (len(groups) - 1) / 2) * width
-        err = np.array([[m - lo if not math.isnan(lo) else 0 for m, lo in zip(g["mean"], g["ci_lo"],
-                         strict=True)],
-                        [hi - m if not math.isnan(hi) else 0 for m, hi in zip(g["mean"], g["ci_hi"],
-                         strict=True)]])  # fmt: skip
-        ax.bar(x, g["mean"], width, yerr=err, capsize=2, color=f"C{i}",
-               label=group_name(dict(zip(by, key, strict=True)), by))  # fmt: skip
+        err = np.array(
+            [
+                [
+                    m - lo if not math.isnan(lo) else 0
+                    for m, lo in zip(g["mean"], g["ci_lo"], strict=True)
+                ],
+                [
+                    hi - m if not math.isnan(hi) else 0
+                    for m, hi in zip(g["mean"], g["ci_hi"], strict=True)
+                ],
+            ]
+        )
+        ax.bar(
+            x,
+            g["mean"],
+            width,
+            yerr=err,
+            capsize=2,
+            color=f"C{i}",
+            label=group_name(dict(zip(by, key, strict=True)), by),
+        )
     ax.set_xticks(np.arange(len(splits)), splits, rotation=20, fontsize=8)
     ax.set(ylabel=metric, title=f"final {metric} per environment ({interval} over seeds)")
     ax.legend(fontsize=7, frameon=False)

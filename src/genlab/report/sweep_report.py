@@ -139,37 +139,55 @@ def add_domainbed_tables(rep: Report, rec: pd.DataFrame) -> None:
         for rule, lg in long.items():
             if rule != main:
                 avg = lg[(lg["task"] == task) & (lg["kind"] == "avg")].set_index("method")
-                table[f"{rule} avg"] = [fmt_ci(*avg.loc[m, ["mean", "ci_lo", "ci_hi"]])
-                                        if m in avg.index else "–" for m in table["method"]]  # fmt: skip
-        rep.table(table, f"{task}: accuracy on the held-out environment(s) of each setting "
-                  f"(columns), model selection by {main}, among up to {n_cfg} configuration(s) per "
-                  f"method, setting and trial; mean [{CI}] over {n} trial(s) (seed/data_seed); "
-                  f"avg = mean over the settings per trial; worst = the setting with the lowest "
-                  f"mean. Rules: {rules}.")  # fmt: skip
+                table[f"{rule} avg"] = [
+                    fmt_ci(*avg.loc[m, ["mean", "ci_lo", "ci_hi"]]) if m in avg.index else "–"
+                    for m in table["method"]
+                ]
+        rep.table(
+            table,
+            f"{task}: accuracy on the held-out environment(s) of each setting "
+            f"(columns), model selection by {main}, among up to {n_cfg} configuration(s) per "
+            f"method, setting and trial; mean [{CI}] over {n} trial(s) (seed/data_seed); "
+            f"avg = mean over the settings per trial; worst = the setting with the lowest "
+            f"mean. Rules: {rules}.",
+        )
 
 
 def _comparisons(rep: Report, rec: pd.DataFrame) -> None:
     rec = rec.dropna(subset=["test"])
     if rec["config"].nunique() < 2:
         return
-    order = list(dict.fromkeys(rec.sort_values("method", key=lambda s: s != REFERENCE,
-                                               kind="stable")["config"]))  # fmt: skip
+    order = list(
+        dict.fromkeys(
+            rec.sort_values("method", key=lambda s: s != REFERENCE, kind="stable")["config"]
+        )
+    )
     rec = rec.assign(_o=rec["config"].map(order.index)).sort_values("_o", kind="stable")
-    ref = next((c for c, m in zip(rec["config"], rec["method"], strict=True) if m == REFERENCE),
-               None)  # fmt: skip
+    ref = next(
+        (c for c, m in zip(rec["config"], rec["method"], strict=True) if m == REFERENCE), None
+    )
     cmp = compare_within(rec, ["task", "held_out"], method="config", value="test", reference=ref)
     if cmp.empty:
         return
     rep.h("Paired comparisons (mean test accuracy, paired within each held-out setting)")
-    rep.table(pd.DataFrame({
-        "task": cmp["task"], "held out": cmp["held_out"], "group": cmp["config"], "vs": cmp["vs"],
-        "pairs": cmp["n"],
-        "diff": [fmt_ci(*r) for r in cmp[["mean_diff", "ci_lo", "ci_hi"]].values],
-        "p (sign flip)": cmp["p_permutation"], "p (Wilcoxon)": cmp["p_wilcoxon"],
-        "d_z": cmp["cohens_dz"],
-    }), f"difference = group - vs, over runs of the same task, held-out setting, seed and "
+    rep.table(
+        pd.DataFrame(
+            {
+                "task": cmp["task"],
+                "held out": cmp["held_out"],
+                "group": cmp["config"],
+                "vs": cmp["vs"],
+                "pairs": cmp["n"],
+                "diff": [fmt_ci(*r) for r in cmp[["mean_diff", "ci_lo", "ci_hi"]].values],
+                "p (sign flip)": cmp["p_permutation"],
+                "p (Wilcoxon)": cmp["p_wilcoxon"],
+                "d_z": cmp["cohens_dz"],
+            }
+        ),
+        f"difference = group - vs, over runs of the same task, held-out setting, seed and "
         f"data_seed, at the last evaluation (no model selection); vs = {REFERENCE} where it is in "
-        "the sweep, else the first group")  # fmt: skip
+        "the sweep, else the first group",
+    )
 
 
 def dropped_note(dropped: list[str]) -> str:
@@ -190,10 +208,12 @@ def build_report(store: Store, run_ids: list[str], title: str) -> Report:
     runs = runs.sort_values("run_id", key=lambda s: s.map(order)).reset_index(drop=True)
     labels = run_groups(runs)
     counts = runs["status"].value_counts().to_dict()
-    rep.p(f"{len(runs)} runs ({', '.join(f'{v} {k}' for k, v in sorted(counts.items()))}) in "
-          f"{labels['group'].nunique()} group(s). Intervals of {METRIC} are {describe(HOW)}; "
-          "paired differences have 95% Student-t intervals. Values are each run's last "
-          "evaluation (diverged runs included; failed or unfinished ones left out).")  # fmt: skip
+    rep.p(
+        f"{len(runs)} runs ({', '.join(f'{v} {k}' for k, v in sorted(counts.items()))}) in "
+        f"{labels['group'].nunique()} group(s). Intervals of {METRIC} are {describe(HOW)}; "
+        "paired differences have 95% Student-t intervals. Values are each run's last "
+        "evaluation (diverged runs included; failed or unfinished ones left out)."
+    )
     metrics = store.metrics(run_ids)
     # diverged runs count with their last evaluation: dropping them would hide failures
     kept = set(runs.loc[runs["status"].isin(["done", "diverged"]), "run_id"])
@@ -220,12 +240,20 @@ def build_report(store: Store, run_ids: list[str], title: str) -> Report:
     env = environments(final, ["group"], role="test", metric=METRIC, how=HOW)
     if not env.empty:
         rep.h("Test environments: mean and worst")
-        rep.table(pd.DataFrame({
-            "group": env["group"], "test envs": env["n_envs"],
-            "mean over envs": [fmt_ci(*r) for r in env[["mean", "ci_lo", "ci_hi"]].values],
-            "worst env": env["worst_env"],
-            "worst": [fmt_ci(*r) for r in env[["worst", "worst_ci_lo", "worst_ci_hi"]].values],
-        }), "the worst environment is the one with the lowest mean over seeds")  # fmt: skip
+        rep.table(
+            pd.DataFrame(
+                {
+                    "group": env["group"],
+                    "test envs": env["n_envs"],
+                    "mean over envs": [fmt_ci(*r) for r in env[["mean", "ci_lo", "ci_hi"]].values],
+                    "worst env": env["worst_env"],
+                    "worst": [
+                        fmt_ci(*r) for r in env[["worst", "worst_ci_lo", "worst_ci_hi"]].values
+                    ],
+                }
+            ),
+            "the worst environment is the one with the lowest mean over seeds",
+        )
         _comparisons(rep, rec)
 
     rep.h("Learning curves")
@@ -236,9 +264,15 @@ def build_report(store: Store, run_ids: list[str], title: str) -> Report:
         for sp in splits
     }
     why = dropped_note(dropped)
-    rep.fig("curves", curve_figure(panels, ["group"], METRIC, note=why),
-            f"{METRIC} per split, mean over seeds with a {CI} band" + (f"; {why}" if why else ""))  # fmt: skip
+    rep.fig(
+        "curves",
+        curve_figure(panels, ["group"], METRIC, note=why),
+        f"{METRIC} per split, mean over seeds with a {CI} band" + (f"; {why}" if why else ""),
+    )
     bars = summarize(acc, ["group", "split"], how=HOW)
-    rep.fig("environments", env_bars(bars, ["group"], METRIC, interval=CI),
-            f"final {METRIC} per split and group, {CI} over seeds")  # fmt: skip
+    rep.fig(
+        "environments",
+        env_bars(bars, ["group"], METRIC, interval=CI),
+        f"final {METRIC} per split and group, {CI} over seeds",
+    )
     return rep

@@ -28,9 +28,18 @@ def _cell(v: object) -> str:
 
 
 def _latex_escape(s: str) -> str:
-    for a, b in [("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"),
-                 ("#", r"\#"), ("_", r"\_"), ("{", r"\{"), ("}", r"\}"), ("~", r"\~{}"),
-                 ("^", r"\^{}")]:  # fmt: skip
+    for a, b in [
+        ("\\", r"\textbackslash{}"),
+        ("&", r"\&"),
+        ("%", r"\%"),
+        ("$", r"\$"),
+        ("#", r"\#"),
+        ("_", r"\_"),
+        ("{", r"\{"),
+        ("}", r"\}"),
+        ("~", r"\~{}"),
+        ("^", r"\^{}"),
+    ]:
         s = s.replace(a, b)
     return s
 
@@ -50,8 +59,12 @@ def render_table(df: pd.DataFrame, fmt: Format, caption: str = "") -> str:
         body = [r"\begin{table}[ht]", r"\centering"]
         if caption:
             body.append(rf"\caption{{{_latex_escape(caption)}}}")
-        body += [rf"\begin{{tabular}}{{{'l' * len(cols)}}}", r"\toprule",
-                 " & ".join(_latex_escape(c) for c in cols) + r" \\", r"\midrule"]  # fmt: skip
+        body += [
+            rf"\begin{{tabular}}{{{'l' * len(cols)}}}",
+            r"\toprule",
+            " & ".join(_latex_escape(c) for c in cols) + r" \\",
+            r"\midrule",
+        ]
         body += [" & ".join(_latex_escape(c) for c in r) + r" \\" for r in rows]
         body += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
         return "\n".join(body) + "\n"
@@ -73,11 +86,20 @@ def heldout_wide(
     rows = []
     for m in methods:
         g = long[long[method] == m]
-        cell = {k: fmt_ci(r["mean"], r["ci_lo"], r["ci_hi"]) for k, r in
-                ((r[setting] if r["kind"] == "setting" else r["kind"], r) for _, r in g.iterrows())}  # fmt: skip
+        cell = {
+            k: fmt_ci(r["mean"], r["ci_lo"], r["ci_hi"])
+            for k, r in (
+                (r[setting] if r["kind"] == "setting" else r["kind"], r) for _, r in g.iterrows()
+            )
+        }
         worst = g[g["kind"] == "worst"]
-        rows.append({"method": m, **{s: cell.get(s, "–") for s in settings},
-                     "avg": cell.get("avg", "–"),
-                     "worst setting": worst[setting].iloc[0] if len(worst) else "–",
-                     "worst": cell.get("worst", "–")})  # fmt: skip
+        rows.append(
+            {
+                "method": m,
+                **{s: cell.get(s, "–") for s in settings},
+                "avg": cell.get("avg", "–"),
+                "worst setting": worst[setting].iloc[0] if len(worst) else "–",
+                "worst": cell.get("worst", "–"),
+            }
+        )
     return pd.DataFrame(rows, columns=["method", *settings, "avg", "worst setting", "worst"])

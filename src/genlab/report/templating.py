@@ -47,12 +47,20 @@ def slug(text: Any) -> str:
 
 @cache
 def environment() -> jinja2.Environment:
-    loader = jinja2.PrefixLoader({
-        "report": jinja2.PackageLoader("genlab", "report/templates"),
-        "site": jinja2.PackageLoader("genlab", "report/site/templates"),
-    })  # fmt: skip
-    env = jinja2.Environment(loader=loader, autoescape=True, undefined=jinja2.StrictUndefined,
-                             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)  # fmt: skip
+    loader = jinja2.PrefixLoader(
+        {
+            "report": jinja2.PackageLoader("genlab", "report/templates"),
+            "site": jinja2.PackageLoader("genlab", "report/site/templates"),
+        }
+    )
+    env = jinja2.Environment(
+        loader=loader,
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
     env.filters.update(when=when, number=number, slug=slug)
     env.tests["link"] = lambda v: isinstance(v, Link)
     env.tests["flat"] = lambda v: not any(isinstance(x, dict | list | tuple) for x in v)

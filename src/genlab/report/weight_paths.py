@@ -9,8 +9,9 @@ import pandas as pd
 from genlab.report.plots import plt, save_figure
 
 
-def plot_weight_path(table: pd.DataFrame, path: str | Path, title: str = "",
-                     labels: tuple[str, str] = ("A", "B")) -> Path:  # fmt: skip
+def plot_weight_path(
+    table: pd.DataFrame, path: str | Path, title: str = "", labels: tuple[str, str] = ("A", "B")
+) -> Path:
     """Two panels (accuracy, loss) with one line per split against ``lam``; ``lam = 0`` is run
     ``labels[0]``, ``lam = 1`` run ``labels[1]``. ``table`` has ``lam, split, accuracy, loss``."""
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))

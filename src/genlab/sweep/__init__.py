@@ -17,6 +17,15 @@ from genlab.sweep.runner import SweepResult, plan, run_sweep
 from genlab.sweep.spec import SweepSpec, load_sweep, parse_sweep
 
 __all__ = [
-    "EXECUTORS", "Executor", "Outcome", "SweepResult", "SweepSpec", "load_sweep", "make_executor",
-    "multirun", "parse_sweep", "plan", "run_sweep",
-]  # fmt: skip
+    "EXECUTORS",
+    "Executor",
+    "Outcome",
+    "SweepResult",
+    "SweepSpec",
+    "load_sweep",
+    "make_executor",
+    "multirun",
+    "parse_sweep",
+    "plan",
+    "run_sweep",
+]

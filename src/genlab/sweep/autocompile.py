@@ -46,8 +46,10 @@ class Autocompile:
         if len(self.times[True]) == TRIAL:
             eager, comp = (statistics.median(self.times[m]) * 1e3 for m in (False, True))
             self.decided = comp <= GAIN * eager
-            self.note = (f"vmap: torch.compile step {comp:.2f} ms vs eager {eager:.2f} ms: "
-                         f"{'compiled' if self.decided else 'eager'} kept")  # fmt: skip
+            self.note = (
+                f"vmap: torch.compile step {comp:.2f} ms vs eager {eager:.2f} ms: "
+                f"{'compiled' if self.decided else 'eager'} kept"
+            )
             print(self.note, file=sys.stderr, flush=True)
 
     def fail(self, exc: BaseException) -> None:

@@ -28,8 +28,12 @@ from genlab.spec import parse_value
 from genlab.sweep.spec import SweepSpec, parse_sweep
 
 RANGE = re.compile(r"^(-?\d+)\.\.(-?\d+)$")
-SEED_KEYS = {"seed": "seeds", "seeds": "seeds", "data_seed": "data_seeds",
-             "data_seeds": "data_seeds"}  # fmt: skip
+SEED_KEYS = {
+    "seed": "seeds",
+    "seeds": "seeds",
+    "data_seed": "data_seeds",
+    "data_seeds": "data_seeds",
+}
 OPEN, CLOSE = "[{(", "]})"
 
 
@@ -81,8 +85,12 @@ def multirun(base: str, args: Sequence[str]) -> SweepSpec:
     given several values, overrides for the others. Its fields are validated here; its keys when
     it is expanded (``SweepSpec.expand``, ``plan``: a bad key names the field and what it allows,
     as a ``SpecError``, before anything is written)."""
-    data: dict[str, Any] = {"name": Path(base).stem if base.endswith((".toml", ".json")) else base,
-                            "base": base, "set": [], "grid": {}}  # fmt: skip
+    data: dict[str, Any] = {
+        "name": Path(base).stem if base.endswith((".toml", ".json")) else base,
+        "base": base,
+        "set": [],
+        "grid": {},
+    }
     for arg in args:
         key, sep, raw = arg.partition("=")
         key = key.strip()

@@ -69,8 +69,12 @@ def pool(workers: int, threads: int | None = None):
         if not todo:
             return outcomes
         n = min(workers, len(todo))
-        with ProcessPoolExecutor(n, mp_context=_context(), initializer=_init,
-                                 initargs=(str(store.root), per, os.getpid())) as ex:  # fmt: skip
+        with ProcessPoolExecutor(
+            n,
+            mp_context=_context(),
+            initializer=_init,
+            initargs=(str(store.root), per, os.getpid()),
+        ) as ex:
             futures = [ex.submit(_work, s.canonical_json()) for s in todo]
             for i, fut in enumerate(as_completed(futures), 1):
                 try:

@@ -79,8 +79,12 @@ def ray_executor(address: str | None = None, workers: int | None = None, pack_si
             if address:
                 ray.init(address=address, log_to_driver=False)
             else:
-                ray.init(num_cpus=workers or os.cpu_count() or 1, include_dashboard=False,
-                         _node_ip_address="127.0.0.1", log_to_driver=False)  # fmt: skip
+                ray.init(
+                    num_cpus=workers or os.cpu_count() or 1,
+                    include_dashboard=False,
+                    _node_ip_address="127.0.0.1",
+                    log_to_driver=False,
+                )
         try:
             task = ray.remote(num_cpus=1)(train_pack)
             packs = pack(todo, pack_size)
@@ -94,12 +98,18 @@ def ray_executor(address: str | None = None, workers: int | None = None, pack_si
                     payload = ray.get(ref)
                     outcomes += import_runs(store, payload)
                     back = {p["run_id"] for p in payload}
-                    outcomes += [Outcome(r, "failed", "the Ray task did not train it")
-                                 for r in ids[ref] if r not in back]  # fmt: skip
+                    outcomes += [
+                        Outcome(r, "failed", "the Ray task did not train it")
+                        for r in ids[ref]
+                        if r not in back
+                    ]
                     done += 1
                     if progress:
-                        print(f"[ray {done}/{len(packs)}] {len(payload)} runs stored",
-                              file=sys.stderr, flush=True)  # fmt: skip
+                        print(
+                            f"[ray {done}/{len(packs)}] {len(payload)} runs stored",
+                            file=sys.stderr,
+                            flush=True,
+                        )
         finally:
             if started:
                 ray.shutdown()

@@ -31,8 +31,13 @@ def plan(sweep: SweepSpec, root: Path | None = None) -> list[dict[str, Any]]:
     return [{"run_id": s.run_id, "labels": labels, "spec": s} for labels, s in sweep.expand(root)]
 
 
-def run_sweep(sweep: SweepSpec, store: Store, execute: Executor, root: Path | None = None,
-              progress: bool = True) -> SweepResult:  # fmt: skip
+def run_sweep(
+    sweep: SweepSpec,
+    store: Store,
+    execute: Executor,
+    root: Path | None = None,
+    progress: bool = True,
+) -> SweepResult:
     """Expand ``sweep``, record it, and train what the store does not hold yet."""
     planned = plan(sweep, root)
     runs = [{"run_id": p["run_id"], "labels": p["labels"]} for p in planned]

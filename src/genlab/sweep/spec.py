@@ -131,9 +131,9 @@ class SweepSpec(BaseModel):
     trials: int = Field(1, ge=1, description="random draws (used when [random] has axes)")
     random_seed: int = Field(0, ge=0)
     imports: list[str] = Field(
-        default_factory=list, description="plugins for every run (genlab.plugins); paths are "
-        "relative to the sweep file",
-    )  # fmt: skip
+        default_factory=list,
+        description="plugins for every run (genlab.plugins); paths are relative to the sweep file",
+    )
 
     @model_serializer(mode="wrap")
     def _without_empty_imports(self, handler: Any) -> dict[str, Any]:
@@ -225,12 +225,15 @@ class SweepSpec(BaseModel):
     def points(self) -> list[dict[str, Any]]:
         """Axis assignments, one per hyperparameter point (grid product x random trials)."""
         grid_keys = list(self.grid)
-        combos = [dict(zip(grid_keys, vals, strict=True))
-                  for vals in itertools.product(*(self.grid[k] for k in grid_keys))]  # fmt: skip
+        combos = [
+            dict(zip(grid_keys, vals, strict=True))
+            for vals in itertools.product(*(self.grid[k] for k in grid_keys))
+        ]
         if not self.random:
             return combos
-        draws = {k: d.draw(axis_stream(self.random_seed, k), self.trials)
-                 for k, d in self.random.items()}  # fmt: skip
+        draws = {
+            k: d.draw(axis_stream(self.random_seed, k), self.trials) for k, d in self.random.items()
+        }
         trials = [{k: draws[k][t] for k in self.random} for t in range(self.trials)]
         return [{**c, **t} for c in combos for t in trials]
 
@@ -242,10 +245,15 @@ class SweepSpec(BaseModel):
         """
         base = self.base_dict(root)
         parse_spec(base)  # the base alone must be valid
-        for axis, first in [*((k, v[0]) for k, v in self.grid.items()),
-                            *((k, None) for k in self.random)]:  # fmt: skip
-            value = first if first is not None else self.random[axis].draw(
-                axis_stream(self.random_seed, axis), 1)[0]  # fmt: skip
+        for axis, first in [
+            *((k, v[0]) for k, v in self.grid.items()),
+            *((k, None) for k in self.random),
+        ]:
+            value = (
+                first
+                if first is not None
+                else self.random[axis].draw(axis_stream(self.random_seed, axis), 1)[0]
+            )
             try:
                 parse_spec(set_path(base, axis, value))
             except SpecError as exc:
@@ -285,5 +293,12 @@ def load_sweep(path: str | Path) -> tuple[SweepSpec, Path]:
     return parse_sweep(load_spec_file(str(p))), p.parent
 
 
-__all__ = ["Distribution", "RunSpec", "SweepSpec", "as_sweep_file", "load_sweep", "parse_sweep",
-           "set_path"]  # fmt: skip
+__all__ = [
+    "Distribution",
+    "RunSpec",
+    "SweepSpec",
+    "as_sweep_file",
+    "load_sweep",
+    "parse_sweep",
+    "set_path",
+]

@@ -152,9 +152,10 @@ class Stacked:
             same = all(torch.equal(t, ts[0]) for t in ts[1:])
             self.consts[n] = ts[0] if same else torch.stack(ts)
             self.const_dims[n] = None if same else 0
-        self.envs = {k: _stack_split([p.data.train[k] for p in preps], shared_data,
-                                      f"training split {k!r}")
-                      for k in p0.data.train}  # fmt: skip
+        self.envs = {
+            k: _stack_split([p.data.train[k] for p in preps], shared_data, f"training split {k!r}")
+            for k in p0.data.train
+        }
         self._evals: dict[str, _Data] | None = None  # built at the first fused evaluation
         self._fixed: tuple[dict, dict] | None = None
         self._check_grads(refs, tiny)
@@ -224,8 +225,10 @@ class Stacked:
             return self._fixed
         out, dims = {}, {}
         for k, data in self.envs.items():
-            idx = [torch.arange(n) if d[k] is None else d[k]
-                   for d, n in zip(draws, data.sizes, strict=True)]  # fmt: skip
+            idx = [
+                torch.arange(n) if d[k] is None else d[k]
+                for d, n in zip(draws, data.sizes, strict=True)
+            ]
             out[k], dims[k] = _gather(data, idx), (0, 0)
         return out, dims
 
@@ -352,8 +355,14 @@ class Stacked:
                 for name, d in self._evals.items():
                     fn = vmap(fwd, in_dims=(0, self.const_dims, None if d.shared else 0))
                     n = d.x.shape[0 if d.shared else 1]
-                    parts = [fn(self.flat, self.consts, d.x[i : i + chunk] if d.shared
-                                else d.x[:, i : i + chunk]) for i in range(0, n, chunk)]  # fmt: skip
+                    parts = [
+                        fn(
+                            self.flat,
+                            self.consts,
+                            d.x[i : i + chunk] if d.shared else d.x[:, i : i + chunk],
+                        )
+                        for i in range(0, n, chunk)
+                    ]
                     full = torch.cat(parts, 1)
                     for i, size in enumerate(d.sizes):
                         out[i][name] = full[i, :size]

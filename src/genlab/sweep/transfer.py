@@ -22,12 +22,21 @@ def export_runs(store: Store, run_ids: list[str]) -> list[dict[str, Any]]:
         row = store.run(rid)
         metrics = store.metrics(rid)
         final = store.run_dir(rid) / checkpoint.FINAL
-        out.append({
-            "run_id": rid, "spec": row["spec"], "status": row["status"], "step": int(row["step"]),
-            "wall_s": float(row["wall_s"]), "error": row["error"], "summary": row["summary"],
-            "metrics": list(metrics[["step", "split", "metric", "value"]].itertuples(False, None)),
-            "files": {checkpoint.FINAL: final.read_bytes()} if final.is_file() else {},
-        })  # fmt: skip
+        out.append(
+            {
+                "run_id": rid,
+                "spec": row["spec"],
+                "status": row["status"],
+                "step": int(row["step"]),
+                "wall_s": float(row["wall_s"]),
+                "error": row["error"],
+                "summary": row["summary"],
+                "metrics": list(
+                    metrics[["step", "split", "metric", "value"]].itertuples(False, None)
+                ),
+                "files": {checkpoint.FINAL: final.read_bytes()} if final.is_file() else {},
+            }
+        )
     return out
 
 

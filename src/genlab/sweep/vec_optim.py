@@ -94,8 +94,10 @@ class VecOptimizer:
             if slot is None or not self.state:
                 out.append({})
                 continue
-            part = {key: t[k, slot.offset : slot.offset + slot.numel].view(slot.shape).clone()
-                    for key, t in self.state.items()}  # fmt: skip
+            part = {
+                key: t[k, slot.offset : slot.offset + slot.numel].view(slot.shape).clone()
+                for key, t in self.state.items()
+            }
             if self.spec.name != "sgd":
                 part["step"] = torch.tensor(float(self.step_count))
             out.append(part)

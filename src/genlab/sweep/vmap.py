@@ -69,8 +69,9 @@ def group_key(spec: RunSpec, broad: bool = True) -> str:
     d["optimizer"].pop("weight_decay")
     if broad:
         for part, ints in (("task", True), ("model", False)):
-            d[part]["params"] = {k: v for k, v in d[part]["params"].items()
-                                 if not _is_number(v, ints)}  # fmt: skip
+            d[part]["params"] = {
+                k: v for k, v in d[part]["params"].items() if not _is_number(v, ints)
+            }
     return json.dumps(d, sort_keys=True)
 
 
@@ -167,12 +168,19 @@ def _train_part(part: list, store: Store, progress: bool, broad: bool = True) ->
         narrow = _split_by(part, lambda t: group_key(t[0].spec, broad=False))
         if broad and len(narrow) > 1:
             return [o for sub in narrow for o in _train_part(sub, store, progress, broad=False)]
-        print(f"vmap: {len(specs)} runs cannot be stacked ({exc}); training them serially",
-              file=sys.stderr, flush=True)  # fmt: skip
+        print(
+            f"vmap: {len(specs)} runs cannot be stacked ({exc}); training them serially",
+            file=sys.stderr,
+            flush=True,
+        )
         return serial(specs, store, progress)
     if gain < 1:
-        print(f"vmap: a stacked step of {len(specs)} runs is slower than theirs one by one "
-              f"({gain:.2f}x); training them serially", file=sys.stderr, flush=True)  # fmt: skip
+        print(
+            f"vmap: a stacked step of {len(specs)} runs is slower than theirs one by one "
+            f"({gain:.2f}x); training them serially",
+            file=sys.stderr,
+            flush=True,
+        )
         return serial(specs, store, progress)
     firsts = [None] * len(part)
     if any(state is None for _, state, _ in part):
@@ -202,8 +210,10 @@ def _train_part(part: list, store: Store, progress: bool, broad: bool = True) ->
         raise
     except Exception as exc:
         _mark(store, specs, "failed", traceback.format_exc())
-        return [Outcome(s.run_id, store.status(s.run_id) or "failed", f"vmap group: {exc!r}")
-                for s in specs]  # fmt: skip
+        return [
+            Outcome(s.run_id, store.status(s.run_id) or "failed", f"vmap group: {exc!r}")
+            for s in specs
+        ]
 
 
 def _mark(store: Store, specs: list[RunSpec], status: str, error: str | None = None) -> None:
@@ -216,8 +226,9 @@ def _mark(store: Store, specs: list[RunSpec], status: str, error: str | None = N
 class _Loop:
     """The training loop of one stacked part, from its common start step to the end."""
 
-    def __init__(self, stacked: Stacked, reps: list[_Replica], states: list, store: Store,
-                 progress: bool) -> None:  # fmt: skip
+    def __init__(
+        self, stacked: Stacked, reps: list[_Replica], states: list, store: Store, progress: bool
+    ) -> None:
         self.st, self.reps, self.store, self.progress = stacked, reps, store, progress
         self.live = list(range(len(reps)))  # the replica of each stacked row
         spec0 = reps[0].prep.spec
@@ -225,13 +236,20 @@ class _Loop:
         self.start = (states[0] or {}).get("step", 0)
         self.opt = VecOptimizer(spec0.optimizer, stacked.trainable, stacked.slots)
         if self.start:
-            torch_states = [[r.prep.optimizer.state.get(p, {})
-                             for p in r.prep.optimizer.param_groups[0]["params"]] for r in reps]  # fmt: skip
+            torch_states = [
+                [
+                    r.prep.optimizer.state.get(p, {})
+                    for p in r.prep.optimizer.param_groups[0]["params"]
+                ]
+                for r in reps
+            ]
             self.opt.load_replicas(torch_states, self.start, stacked.flat.detach())
-        self.base_lr = torch.tensor([[r.prep.scheduler.base_lrs[0]] for r in reps],
-                                    dtype=torch.float64)  # fmt: skip
-        self.wd = torch.tensor([[r.prep.spec.optimizer.weight_decay] for r in reps],
-                               dtype=torch.float64)  # fmt: skip
+        self.base_lr = torch.tensor(
+            [[r.prep.scheduler.base_lrs[0]] for r in reps], dtype=torch.float64
+        )
+        self.wd = torch.tensor(
+            [[r.prep.spec.optimizer.weight_decay] for r in reps], dtype=torch.float64
+        )
         self.lam = reps[0].prep.scheduler.lr_lambdas[0]
         self.outcomes: dict[int, Outcome] = {}
         self.flushed = time.perf_counter()
@@ -332,13 +350,21 @@ class _Loop:
             r = self.reps[i]
             model = self.st.load_into(j)
             _sync_schedule(r.prep, step)
-            checkpoint.save(self.store.run_dir(r.rid) / checkpoint.RESUME, {
-                "model": model.state_dict(),
-                "optimizer": _optim_state(r.prep, self.opt.replica_state(j)),
-                "scheduler": r.prep.scheduler.state_dict(), "sampler": r.prep.sampler.state_dict(),
-                "rng": r.rng, "step": step, "wall_s": r.wall, "streaks": r.streaks,
-                "logs_sum": {"loss": r.logs_sum} if r.n_logs else {}, "n_logs": r.n_logs,
-            })  # fmt: skip
+            checkpoint.save(
+                self.store.run_dir(r.rid) / checkpoint.RESUME,
+                {
+                    "model": model.state_dict(),
+                    "optimizer": _optim_state(r.prep, self.opt.replica_state(j)),
+                    "scheduler": r.prep.scheduler.state_dict(),
+                    "sampler": r.prep.sampler.state_dict(),
+                    "rng": r.rng,
+                    "step": step,
+                    "wall_s": r.wall,
+                    "streaks": r.streaks,
+                    "logs_sum": {"loss": r.logs_sum} if r.n_logs else {},
+                    "n_logs": r.n_logs,
+                },
+            )
             self.store.progress(r.rid, step, r.wall)
 
     def _write(self) -> None:
@@ -356,8 +382,11 @@ class _Loop:
             store.log_metrics(r.rid, r.rows)
             r.rows = []
         final = {f"{s}:{m}": v for (s, m), v in r.last.items()}
-        summary = {"final": final, "steps": step,
-                   "stopped_early": step < r.prep.spec.steps and not error}  # fmt: skip
+        summary = {
+            "final": final,
+            "steps": step,
+            "stopped_early": step < r.prep.spec.steps and not error,
+        }
         run_dir = store.run_dir(r.rid)
         if status == "done":
             checkpoint.save(
@@ -445,16 +474,20 @@ def vmap_executor(max_group: int = 64, workers: int = 1):
             return outcomes
         n = min(workers, len(parts))
         ctx = mp.get_context("fork" if sys.platform == "linux" else "spawn")
-        with ProcessPoolExecutor(n, mp_context=ctx, initializer=_init,
-                                 initargs=(str(store.root), threads_per_worker(n))) as ex:  # fmt: skip
+        with ProcessPoolExecutor(
+            n, mp_context=ctx, initializer=_init, initargs=(str(store.root), threads_per_worker(n))
+        ) as ex:
             futures = [ex.submit(_work, [s.canonical_json() for s in part]) for part in parts]
             for i, fut in enumerate(as_completed(futures), 1):
                 done = [Outcome(*o) for o in fut.result()]
                 outcomes += done
                 if progress:
-                    print(f"[{i}/{len(parts)}] vmap part of {len(done)} runs: "
-                          f"{', '.join(sorted({o.status for o in done}))}",
-                          file=sys.stderr, flush=True)  # fmt: skip
+                    print(
+                        f"[{i}/{len(parts)}] vmap part of {len(done)} runs: "
+                        f"{', '.join(sorted({o.status for o in done}))}",
+                        file=sys.stderr,
+                        flush=True,
+                    )
         return outcomes
 
     execute.__name__ = "vmap" if workers == 1 else f"vmap({workers})"

@@ -61,8 +61,9 @@ def depict(ink: torch.Tensor, style: str, gen: torch.Generator) -> torch.Tensor:
         return (0.15 + 0.7 * ink) * light * cast
     if style == "art_painting":
         fg, bg = _rand(n, 3, 1, 1, gen=gen), _rand(n, 3, 1, 1, gen=gen)
-        texture = F.interpolate(_rand(n, 3, 2, 2, gen=gen), size=(h, w), mode="bilinear",
-                                align_corners=False)  # fmt: skip
+        texture = F.interpolate(
+            _rand(n, 3, 2, 2, gen=gen), size=(h, w), mode="bilinear", align_corners=False
+        )
         return 0.6 * (ink * fg + (1 - ink) * bg) + 0.4 * texture
     if style == "cartoon":
         flat = (ink > 0.4).float()
@@ -90,5 +91,11 @@ def artier_digits(params: ArtierDigitsParams, data_seed: int) -> TaskData:
         style = name if params.artier else "photo"
         envs[name] = (depict(images[idx], style, gen), digits[idx])
     info = TaskInfo(kind="classification", n_outputs=10, input_shape=(3, 8, 8), chance=0.1)
-    return domain_task(envs, params.test_envs, info, gen, params.holdout_fraction,
-                       {"task": "artier_digits", "artier": params.artier})  # fmt: skip
+    return domain_task(
+        envs,
+        params.test_envs,
+        info,
+        gen,
+        params.holdout_fraction,
+        {"task": "artier_digits", "artier": params.artier},
+    )

@@ -31,8 +31,9 @@ from genlab.tasks.factor_digits import FACTORS, apply
 
 AUGMENTS = ("none", *FACTORS, "blur", "lowpass", "highpass")
 SHIFTS = (*FACTORS, "blur")
-Augment = Literal["none", "rotate", "translate", "scale", "noise", "contrast", "blur", "lowpass",
-                  "highpass"]  # fmt: skip
+Augment = Literal[
+    "none", "rotate", "translate", "scale", "noise", "contrast", "blur", "lowpass", "highpass"
+]
 
 
 class BiasParams(Params):
@@ -80,8 +81,13 @@ def augment(x: torch.Tensor, kind: str, s: float, cutoff: float, gen: torch.Gene
     raise ValueError(f"augment must be one of {', '.join(AUGMENTS)}, got {kind!r}")
 
 
-@TASKS.register("bias_digits", BiasParams, papers=(65,), family="diagnostics",
-                tiny={"augment": "rotate", "test_fraction": 0.04, "max_train": 200})  # fmt: skip
+@TASKS.register(
+    "bias_digits",
+    BiasParams,
+    papers=(65,),
+    family="diagnostics",
+    tiny={"augment": "rotate", "test_fraction": 0.04, "max_train": 200},
+)
 def bias_digits(params: BiasParams, data_seed: int) -> TaskData:
     """Augmented training digits; spectral-bias probes and shifted test splits (#65)."""
     images, y = load_digits_tensors()
@@ -93,16 +99,29 @@ def bias_digits(params: BiasParams, data_seed: int) -> TaskData:
     val, train = rest[: len(rest) // 6], rest[len(rest) // 6 :][: params.max_train]
     aug = augment(x[train], params.augment, params.strength, params.cutoff, gen)
     xh, yh = x[held], y[held]
-    test = {"clean": xh,
-            "lowpass": frequency_filter(xh, params.cutoff, "low"),
-            "highpass": frequency_filter(xh, params.cutoff, "high"),
-            **{f: apply(xh, f, 1.0, gen) for f in FACTORS}, "blur": blur(xh, 1.0)}  # fmt: skip
-    info = TaskInfo(kind="classification", n_outputs=10, input_shape=(1, 16, 16), chance=0.1,
-                    extra={"envs": ["train"], "train_envs": ["train"], "test_envs": list(test)})  # fmt: skip
+    test = {
+        "clean": xh,
+        "lowpass": frequency_filter(xh, params.cutoff, "low"),
+        "highpass": frequency_filter(xh, params.cutoff, "high"),
+        **{f: apply(xh, f, 1.0, gen) for f in FACTORS},
+        "blur": blur(xh, 1.0),
+    }
+    info = TaskInfo(
+        kind="classification",
+        n_outputs=10,
+        input_shape=(1, 16, 16),
+        chance=0.1,
+        extra={"envs": ["train"], "train_envs": ["train"], "test_envs": list(test)},
+    )
     return TaskData(
-        {"train": Split(torch.cat([x[train], aug]), torch.cat([y[train], y[train]]),
-                        {"env": "train", "augment": params.augment})},
+        {
+            "train": Split(
+                torch.cat([x[train], aug]),
+                torch.cat([y[train], y[train]]),
+                {"env": "train", "augment": params.augment},
+            )
+        },
         {"train": Split(x[val], y[val], {"env": "train"})},
         {name: Split(v, yh, {"env": name}) for name, v in test.items()},
         info,
-    )  # fmt: skip
+    )

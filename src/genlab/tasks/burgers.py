@@ -44,8 +44,10 @@ class BurgersParams(Params):
     @model_validator(mode="after")
     def _grids(self) -> BurgersParams:
         if self.grid % (2 * self.resolution):
-            raise ValueError(f"grid ({self.grid}) must be a multiple of 2 x resolution "
-                             f"({self.resolution}): the fine test split subsamples it")  # fmt: skip
+            raise ValueError(
+                f"grid ({self.grid}) must be a multiple of 2 x resolution "
+                f"({self.resolution}): the fine test split subsamples it"
+            )
         return self
 
 
@@ -110,7 +112,14 @@ def burgers_1d(params: BurgersParams, data_seed: int) -> TaskData:
         return Split(x, y, {"points": x.shape[-1]})
 
     test = slice(n, n + params.n_test)
-    info = TaskInfo(kind="regression", n_outputs=1,
-                    extra={"operator_channels": 1, "resolution": params.resolution})  # fmt: skip
-    return TaskData({"main": split(slice(0, n), coarse)}, {},
-                    {"iid": split(test, coarse), "fine": split(test, fine)}, info)  # fmt: skip
+    info = TaskInfo(
+        kind="regression",
+        n_outputs=1,
+        extra={"operator_channels": 1, "resolution": params.resolution},
+    )
+    return TaskData(
+        {"main": split(slice(0, n), coarse)},
+        {},
+        {"iid": split(test, coarse), "fine": split(test, fine)},
+        info,
+    )

@@ -79,8 +79,13 @@ def _transform(p: ClSplitParams, k: int, x: torch.Tensor, perm: torch.Tensor | N
     return x
 
 
-@TASKS.register("cl_split", ClSplitParams, papers=(120, 95), family="continual",
-                tiny={"experiences": 2, "base_params": {"train_size": 200}})  # fmt: skip
+@TASKS.register(
+    "cl_split",
+    ClSplitParams,
+    papers=(120, 95),
+    family="continual",
+    tiny={"experiences": 2, "base_params": {"train_size": 200}},
+)
 def cl_split(params: ClSplitParams, data_seed: int) -> TaskData:
     """A sequence of experiences cut from a classification task (see the module docstring)."""
     entry = TASKS.get(params.base)
@@ -89,8 +94,10 @@ def cl_split(params: ClSplitParams, data_seed: int) -> TaskData:
     if info.kind != "classification":
         raise ValueError(f"task.base must be a classification task, got {params.base!r}")
     if params.variant == "rotated" and len(info.input_shape) not in (2, 3):
-        raise ValueError(f"variant 'rotated' needs 2-D images, {params.base!r} gives "
-                         f"{info.input_shape}; use 'permuted' or 'split'")  # fmt: skip
+        raise ValueError(
+            f"variant 'rotated' needs 2-D images, {params.base!r} gives "
+            f"{info.input_shape}; use 'permuted' or 'split'"
+        )
     n_cls = info.n_outputs
     if params.variant == "split" and params.experiences > n_cls:
         raise ValueError(f"experiences ({params.experiences}) > classes ({n_cls})")
@@ -116,9 +123,21 @@ def cl_split(params: ClSplitParams, data_seed: int) -> TaskData:
         train[f"e{k}"] = Split(_transform(params, k, xs[rows], perm), ys[rows], dict(meta))
         test[f"e{k}"] = Split(_transform(params, k, x_te[in_te], perm), y_te[in_te], dict(meta))
         classes.append(cls)
-    extra = {"experiences": params.experiences, "classes": classes, "train_envs": list(train),
-             "scenario": params.scenario, "variant": params.variant}  # fmt: skip
+    extra = {
+        "experiences": params.experiences,
+        "classes": classes,
+        "train_envs": list(train),
+        "scenario": params.scenario,
+        "variant": params.variant,
+    }
     chance = 1 / len(classes[0]) if params.scenario == "task" else info.chance
-    new_info = TaskInfo(info.kind, n_cls, info.input_shape, info.vocab_size, info.seq_len, chance,
-                        {**info.extra, **extra})  # fmt: skip
+    new_info = TaskInfo(
+        info.kind,
+        n_cls,
+        info.input_shape,
+        info.vocab_size,
+        info.seq_len,
+        chance,
+        {**info.extra, **extra},
+    )
     return TaskData(train, {}, test, new_info)

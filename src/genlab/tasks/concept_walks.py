@@ -71,9 +71,12 @@ class Graph:
 
 
 @TASKS.register(
-    "concept_walks", WalkParams, papers=(10,), family="compositional",
+    "concept_walks",
+    WalkParams,
+    papers=(10,),
+    family="compositional",
     tiny={"n_nodes": 20, "n_train": 500, "n_val": 50, "n_test": 50},
-)  # fmt: skip
+)
 def concept_walks(params: WalkParams, data_seed: int) -> TaskData:
     """Constrained walks on a labelled concept graph (Schapiro et al., #10)."""
     rng = np.random.default_rng(data_seed)
@@ -90,9 +93,14 @@ def concept_walks(params: WalkParams, data_seed: int) -> TaskData:
     val = {"main": rows(params.n_val, {})[0]} if params.n_val else {}
     test = {"prompts": rows(params.n_test, {"shift": "open-ended"})[0]}
     info = seq2seq_info(
-        graph.label0 + params.n_labels, 3, tgt_len, chance=0.0,
+        graph.label0 + params.n_labels,
+        3,
+        tgt_len,
+        chance=0.0,
         edges={u: graph.edges[u] for u in range(params.n_nodes)},
-        node0=graph.node0, label0=graph.label0, n_nodes=params.n_nodes,
+        node0=graph.node0,
+        label0=graph.label0,
+        n_nodes=params.n_nodes,
         train_walks=sorted({tuple(w) for w in walks}),
-    )  # fmt: skip
+    )
     return TaskData({"main": train}, val, test, info)

@@ -36,8 +36,12 @@ class ColoredDigitsParams(Params):
     label_noise: float = Field(0.25, ge=0, le=0.5, description="label flip probability")
     holdout_fraction: float = Field(0.2, gt=0, lt=1, description="share of each env for val")
     grayscale: bool = Field(False, description="digit in both channels: no color, same split")
-    color_flip: list[float] = Field(default_factory=lambda: list(ENV_FLIP), min_length=3,
-                                    max_length=3, description="P(color != label) per env")  # fmt: skip
+    color_flip: list[float] = Field(
+        default_factory=lambda: list(ENV_FLIP),
+        min_length=3,
+        max_length=3,
+        description="P(color != label) per env",
+    )
 
     @field_validator("test_envs")
     @classmethod
@@ -85,8 +89,10 @@ def colored_digits(params: ColoredDigitsParams, data_seed: int) -> TaskData:
     envs = {}
     parts = shuffled_parts(len(images), 3, gen)
     for name, flip, idx in zip(ENV_NAMES, params.color_flip, parts, strict=True):
-        envs[name] = color_dataset(images[idx], digits[idx], flip, params.label_noise, gen,
-                                   params.grayscale)  # fmt: skip
+        envs[name] = color_dataset(
+            images[idx], digits[idx], flip, params.label_noise, gen, params.grayscale
+        )
     info = TaskInfo(kind="classification", n_outputs=2, input_shape=(2, 8, 8), chance=0.5)
-    return domain_task(envs, params.test_envs, info, gen, params.holdout_fraction,
-                       {"task": "colored_digits"})  # fmt: skip
+    return domain_task(
+        envs, params.test_envs, info, gen, params.holdout_fraction, {"task": "colored_digits"}
+    )

@@ -18,10 +18,20 @@ from genlab.registry import Params
 from genlab.tasks import TASKS
 
 # ten well-separated RGB background colors, one per class
-PALETTE = torch.tensor([
-    [0.9, 0.1, 0.1], [0.1, 0.8, 0.1], [0.1, 0.2, 0.9], [0.9, 0.8, 0.1], [0.8, 0.1, 0.8],
-    [0.1, 0.8, 0.8], [0.9, 0.5, 0.1], [0.5, 0.1, 0.9], [0.5, 0.9, 0.5], [0.4, 0.4, 0.4],
-])  # fmt: skip
+PALETTE = torch.tensor(
+    [
+        [0.9, 0.1, 0.1],
+        [0.1, 0.8, 0.1],
+        [0.1, 0.2, 0.9],
+        [0.9, 0.8, 0.1],
+        [0.8, 0.1, 0.8],
+        [0.1, 0.8, 0.8],
+        [0.9, 0.5, 0.1],
+        [0.5, 0.1, 0.9],
+        [0.5, 0.9, 0.5],
+        [0.4, 0.4, 0.4],
+    ]
+)
 
 
 class CrossBiasParams(Params):
@@ -74,5 +84,5 @@ def cross_bias_digits(params: CrossBiasParams, data_seed: int) -> TaskData:
             input_shape=(3, 8, 8),
             chance=0.1,
             extra={"train_envs": ["biased"], "test_envs": ["unbiased"]},
-        ),  # fmt: skip
+        ),
     )

@@ -41,6 +41,11 @@ def image_folder_domains(params: ImageFolderParams, data_seed: int) -> TaskData:
     if len(shapes) > 1:
         raise ValueError(f"domains hold images of different sizes {sorted(shapes)}; set task.size")
     gen = torch.Generator().manual_seed(data_seed)
-    info = TaskInfo(kind="classification", n_outputs=len(classes), input_shape=shapes.pop(),
-                    chance=1 / len(classes), extra={"classes": classes})  # fmt: skip
+    info = TaskInfo(
+        kind="classification",
+        n_outputs=len(classes),
+        input_shape=shapes.pop(),
+        chance=1 / len(classes),
+        extra={"classes": classes},
+    )
     return domain_task(envs, params.test_envs, info, gen, params.holdout_fraction)

@@ -39,8 +39,12 @@ class MNISTDomainParams(Params):
 class ColoredMNISTParams(MNISTDomainParams):
     resolution: Literal[28, 14] = Field(28, description="28 (DomainBed's code) or 14 (IRM's)")
     grayscale: bool = Field(False, description="digit in both channels: no color, same split")
-    color_flip: list[float] = Field(default_factory=lambda: list(ENV_FLIP), min_length=3,
-                                    max_length=3, description="P(color != label) per env")  # fmt: skip
+    color_flip: list[float] = Field(
+        default_factory=lambda: list(ENV_FLIP),
+        min_length=3,
+        max_length=3,
+        description="P(color != label) per env",
+    )
 
     @field_validator("test_envs")
     @classmethod

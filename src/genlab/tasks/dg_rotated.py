@@ -61,7 +61,9 @@ def rotated_digits(params: RotatedDigitsParams, data_seed: int) -> TaskData:
         n: (rotate(images[i], a), digits[i])
         for n, a, i in zip(ENV_NAMES, ANGLES, parts, strict=True)
     }
-    info = TaskInfo(kind="classification", n_outputs=10, input_shape=(1, params.size, params.size),
-                    chance=0.1)  # fmt: skip
-    return domain_task(envs, params.test_envs, info, gen, params.holdout_fraction,
-                       {"task": "rotated_digits"})  # fmt: skip
+    info = TaskInfo(
+        kind="classification", n_outputs=10, input_shape=(1, params.size, params.size), chance=0.1
+    )
+    return domain_task(
+        envs, params.test_envs, info, gen, params.holdout_fraction, {"task": "rotated_digits"}
+    )

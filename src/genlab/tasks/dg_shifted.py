@@ -52,5 +52,6 @@ def shifted_digits(params: ShiftedDigitsParams, data_seed: int) -> TaskData:
         for n, s, i in zip(ENV_NAMES, SHIFTS, parts, strict=True)
     }
     info = TaskInfo(kind="classification", n_outputs=10, input_shape=(1, 8, 8), chance=0.1)
-    return domain_task(envs, params.test_envs, info, gen, params.holdout_fraction,
-                       {"task": "shifted_digits"})  # fmt: skip
+    return domain_task(
+        envs, params.test_envs, info, gen, params.holdout_fraction, {"task": "shifted_digits"}
+    )

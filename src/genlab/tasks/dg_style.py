@@ -67,5 +67,6 @@ def style_digits(params: StyleDigitsParams, data_seed: int) -> TaskData:
         n: (render(images[i], n, gen), digits[i]) for n, i in zip(ENV_NAMES, parts, strict=True)
     }
     info = TaskInfo(kind="classification", n_outputs=10, input_shape=(3, 8, 8), chance=0.1)
-    return domain_task(envs, params.test_envs, info, gen, params.holdout_fraction,
-                       {"task": "style_digits"})  # fmt: skip
+    return domain_task(
+        envs, params.test_envs, info, gen, params.holdout_fraction, {"task": "style_digits"}
+    )

@@ -33,8 +33,9 @@ def _side(x: torch.Tensor) -> torch.Tensor:
     return (x[:, 0] + x[:, 1] > 0).long()
 
 
-@TASKS.register("plane_grid", PlaneGridParams, papers=(85,), family="diag",
-                tiny={"grid": 4, "n_test": 16})  # fmt: skip
+@TASKS.register(
+    "plane_grid", PlaneGridParams, papers=(85,), family="diag", tiny={"grid": 4, "n_test": 16}
+)
 def plane_grid(params: PlaneGridParams, data_seed: int) -> TaskData:
     """The grid of ``[-1, 1]^2`` on which random networks' functions are scored (#85)."""
     x = grid_2d(params.grid).float()
@@ -60,17 +61,29 @@ class IntrinsicDimParams(Params):
     @model_validator(mode="after")
     def _dims(self) -> IntrinsicDimParams:
         if self.intrinsic_dim > self.ambient_dim:
-            raise ValueError(f"intrinsic_dim ({self.intrinsic_dim}) must be <= ambient_dim "
-                             f"({self.ambient_dim})")  # fmt: skip
+            raise ValueError(
+                f"intrinsic_dim ({self.intrinsic_dim}) must be <= ambient_dim ({self.ambient_dim})"
+            )
         return self
 
 
-@TASKS.register("intrinsic_dim", IntrinsicDimParams, papers=(43, 45), family="diag",
-                tiny={"intrinsic_dim": 2, "ambient_dim": 4, "n_train": 16, "n_test": 16})  # fmt: skip
+@TASKS.register(
+    "intrinsic_dim",
+    IntrinsicDimParams,
+    papers=(43, 45),
+    family="diag",
+    tiny={"intrinsic_dim": 2, "ambient_dim": 4, "n_train": 16, "n_test": 16},
+)
 def intrinsic_dim(params: IntrinsicDimParams, data_seed: int) -> TaskData:
     """Binary labels on a ``d``-dimensional subspace of ``R^D`` (Boopathy et al., #43, #45)."""
-    x, y, x_te, y_te = intrinsic_dim_task(params.intrinsic_dim, params.ambient_dim,
-                                          params.n_train, params.n_test, data_seed, params.waves)  # fmt: skip
+    x, y, x_te, y_te = intrinsic_dim_task(
+        params.intrinsic_dim,
+        params.ambient_dim,
+        params.n_train,
+        params.n_test,
+        data_seed,
+        params.waves,
+    )
     t = lambda a: torch.as_tensor(a, dtype=torch.float32)  # noqa: E731
     return TaskData(
         train={"main": Split(t(x), torch.as_tensor(y), {"intrinsic_dim": params.intrinsic_dim})},
@@ -78,5 +91,5 @@ def intrinsic_dim(params: IntrinsicDimParams, data_seed: int) -> TaskData:
         test={"heldout": Split(t(x_te), torch.as_tensor(y_te))},
         info=TaskInfo(
             kind="classification", n_outputs=2, input_shape=(params.ambient_dim,), chance=0.5
-        ),  # fmt: skip
+        ),
     )

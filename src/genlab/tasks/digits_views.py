@@ -29,8 +29,11 @@ class DigitsViewsParams(Params):
     """Params of ``digits_views``."""
 
     label: Literal["class", "parity", "large", "rotation"] = "class"
-    angles: list[float] = Field(default_factory=lambda: [0.0], min_length=1,
-                                description="rotation angles (degrees) drawn per image")  # fmt: skip
+    angles: list[float] = Field(
+        default_factory=lambda: [0.0],
+        min_length=1,
+        description="rotation angles (degrees) drawn per image",
+    )
     train_size: int = Field(1000, ge=10, le=1300)
     val_size: int = Field(200, ge=10, le=200)
 
@@ -73,7 +76,10 @@ def digits_views(params: DigitsViewsParams, data_seed: int) -> TaskData:
 
     n_out = N_OUT.get(params.label, len(params.angles))
     return TaskData(
-        train={"main": split(tr)}, val={"main": split(va)}, test={"heldout": split(te)},
-        info=TaskInfo(kind="classification", n_outputs=n_out, input_shape=(1, 8, 8),
-                      chance=1 / n_out),
-    )  # fmt: skip
+        train={"main": split(tr)},
+        val={"main": split(va)},
+        test={"heldout": split(te)},
+        info=TaskInfo(
+            kind="classification", n_outputs=n_out, input_shape=(1, 8, 8), chance=1 / n_out
+        ),
+    )

@@ -42,8 +42,9 @@ SUB = 2  # dimension of each subspace
 class DomainFamilyParams(Params):
     """Params of ``domain_family``."""
 
-    task: int = Field(-2, ge=-2, description="-2 base data, -1 general, < n_upstream upstream, "
-                      "else held-out")  # fmt: skip
+    task: int = Field(
+        -2, ge=-2, description="-2 base data, -1 general, < n_upstream upstream, else held-out"
+    )
     n_upstream: int = Field(8, ge=2, le=32)
     n_heldout: int = Field(16, ge=1, le=64)
     dim: int = Field(24, ge=2, description="input dimension (>= 2 * (n_upstream + 2))")
@@ -69,8 +70,10 @@ class DomainFamilyParams(Params):
     @model_validator(mode="after")
     def _fits(self) -> DomainFamilyParams:
         if self.task >= self.n_upstream + self.n_heldout:
-            raise ValueError(f"task must be < n_upstream + n_heldout = "
-                             f"{self.n_upstream + self.n_heldout}, got {self.task}")  # fmt: skip
+            raise ValueError(
+                f"task must be < n_upstream + n_heldout = "
+                f"{self.n_upstream + self.n_heldout}, got {self.task}"
+            )
         if self.dim < SUB * (self.n_upstream + 2):
             raise ValueError(f"dim must be >= 2 * (n_upstream + 2) = {SUB * (self.n_upstream + 2)}")
         return self
@@ -126,15 +129,24 @@ def sample(p: DomainFamilyParams, n: int, g: torch.Generator) -> tuple[torch.Ten
     return x, (x @ m.T).argmax(-1)
 
 
-@TASKS.register("domain_family", DomainFamilyParams, papers=(89,), family="modular",
-                tiny={"train_size": 200, "test_size": 200})  # fmt: skip
+@TASKS.register(
+    "domain_family",
+    DomainFamilyParams,
+    papers=(89,),
+    family="modular",
+    tiny={"train_size": 200, "test_size": 200},
+)
 def domain_family(params: DomainFamilyParams, data_seed: int) -> TaskData:
     """One task of the domain family (see the module docstring)."""
     g = torch.Generator().manual_seed(data_seed * 1_000 + params.task + 2)
     x, y = sample(params, params.train_size + params.test_size, g)
     tr, te = slice(0, params.train_size), slice(params.train_size, None)
     fam = params.model_dump(exclude={"task", "train_size", "test_size"})
-    info = TaskInfo("classification", params.classes, (params.dim,),
-                    chance=float(torch.bincount(y[te], minlength=params.classes).max()) / len(y[te]),
-                    extra={"family": fam, "task": params.task})  # fmt: skip
+    info = TaskInfo(
+        "classification",
+        params.classes,
+        (params.dim,),
+        chance=float(torch.bincount(y[te], minlength=params.classes).max()) / len(y[te]),
+        extra={"family": fam, "task": params.task},
+    )
     return TaskData({"main": Split(x[tr], y[tr])}, {}, {"heldout": Split(x[te], y[te])}, info)

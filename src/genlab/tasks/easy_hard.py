@@ -36,8 +36,9 @@ class EasyHardParams(Params):
 TINY = {"dim": 8, "n_train": 200, "n_test": 400}
 
 
-@TASKS.register("easy_hard_features", EasyHardParams, papers=(80,), family="training-regime",
-                tiny=TINY)  # fmt: skip
+@TASKS.register(
+    "easy_hard_features", EasyHardParams, papers=(80,), family="training-regime", tiny=TINY
+)
 def easy_hard_features(params: EasyHardParams, data_seed: int) -> TaskData:
     """A fast feature in most examples and a weak slow one in all (Nguyen et al., #80)."""
     p = params
@@ -58,6 +59,10 @@ def easy_hard_features(params: EasyHardParams, data_seed: int) -> TaskData:
         train={"main": sample(p.n_train)},
         val={"main": sample(max(p.n_test // 4, 10))},
         test={"iid": sample(p.n_test)},
-        info=TaskInfo(kind="classification", n_outputs=p.n_classes,
-                      input_shape=((2 + p.n_noise) * p.dim,), chance=1 / p.n_classes),
-    )  # fmt: skip
+        info=TaskInfo(
+            kind="classification",
+            n_outputs=p.n_classes,
+            input_shape=((2 + p.n_noise) * p.dim,),
+            chance=1 / p.n_classes,
+        ),
+    )

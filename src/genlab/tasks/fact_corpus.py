@@ -53,9 +53,12 @@ class FactParams(Params):
 
 
 @TASKS.register(
-    "fact_corpus", FactParams, papers=(68,), family="compositional",
+    "fact_corpus",
+    FactParams,
+    papers=(68,),
+    family="compositional",
     tiny={"n_entities": 100, "repeat": 2},
-)  # fmt: skip
+)
 def fact_corpus(params: FactParams, data_seed: int) -> TaskData:
     """Templated facts with injected premises; probe unsupported inferences (Porada et al., #68)."""
     rng = np.random.default_rng(data_seed)
@@ -93,7 +96,11 @@ def fact_corpus(params: FactParams, data_seed: int) -> TaskData:
         "control": split(control, can_tok, c + own[control], {"shift": "control"}),
     }
     info = TaskInfo(
-        kind="classification", n_outputs=c + p, vocab_size=e + c + 2, seq_len=2, chance=1 / p,
+        kind="classification",
+        n_outputs=c + p,
+        vocab_size=e + c + 2,
+        seq_len=2,
+        chance=1 / p,
         extra={"n_categories": c, "n_properties": p},
-    )  # fmt: skip
+    )
     return TaskData({"main": Split(torch.tensor(x), torch.tensor(y), {})}, {}, test, info)

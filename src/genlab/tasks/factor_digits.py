@@ -71,8 +71,13 @@ def conditions(pairs: bool) -> list[tuple[str, ...]]:
     return singles + (list(itertools.combinations(FACTORS, 2)) if pairs else [])
 
 
-@TASKS.register("factor_digits", FactorParams, papers=(40,), family="domain-shift",
-                tiny={"pairs": False, "test_fraction": 0.04})  # fmt: skip
+@TASKS.register(
+    "factor_digits",
+    FactorParams,
+    papers=(40,),
+    family="domain-shift",
+    tiny={"pairs": False, "test_fraction": 0.04},
+)
 def factor_digits(params: FactorParams, data_seed: int) -> TaskData:
     """Clean training digits; a test split per factor and per pair of factors (#40)."""
     images, y = load_digits_tensors()
@@ -90,7 +95,16 @@ def factor_digits(params: FactorParams, data_seed: int) -> TaskData:
             xs = apply(xs, f, params.magnitude, gen)
         name = "+".join(cond)
         test[name] = Split(xs, y[half], {"env": name, "factors": list(cond)})
-    info = TaskInfo(kind="classification", n_outputs=10, input_shape=(1, 16, 16), chance=0.1,
-                    extra={"envs": ["train"], "train_envs": ["train"], "test_envs": list(test)})  # fmt: skip
-    return TaskData({"train": Split(x[train], y[train], {"env": "train"})},
-                    {"train": Split(x[val], y[val], {"env": "train"})}, test, info)  # fmt: skip
+    info = TaskInfo(
+        kind="classification",
+        n_outputs=10,
+        input_shape=(1, 16, 16),
+        chance=0.1,
+        extra={"envs": ["train"], "train_envs": ["train"], "test_envs": list(test)},
+    )
+    return TaskData(
+        {"train": Split(x[train], y[train], {"env": "train"})},
+        {"train": Split(x[val], y[val], {"env": "train"})},
+        test,
+        info,
+    )

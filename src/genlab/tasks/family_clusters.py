@@ -36,8 +36,12 @@ class FamilyParams(Params):
     family_effect: float = Field(1.5, ge=0, description="std of each family's label offset")
     split: Literal["random", "cluster"] = Field("random", description="how test/heldout is drawn")
     test_fraction: float = Field(0.25, gt=0, lt=1, description="share of the pool held out")
-    threshold: float | None = Field(None, gt=0, description="cluster distance cut (None: 4 x noise"
-                                    " x sqrt(d), between members and families)")  # fmt: skip
+    threshold: float | None = Field(
+        None,
+        gt=0,
+        description="cluster distance cut (None: 4 x noise"
+        " x sqrt(d), between members and families)",
+    )
     fresh_families: int = Field(50, ge=1, description="new families in test/fresh")
 
 
@@ -54,8 +58,13 @@ def _split(x: np.ndarray, y: np.ndarray, idx: np.ndarray, **meta) -> Split:
     return Split(torch.tensor(x[idx], dtype=torch.float32), torch.tensor(y[idx]), meta)
 
 
-@TASKS.register("family_clusters", FamilyParams, papers=(3,), family="ood",
-                tiny={"families": 8, "per_family": 4, "fresh_families": 4})  # fmt: skip
+@TASKS.register(
+    "family_clusters",
+    FamilyParams,
+    papers=(3,),
+    family="ood",
+    tiny={"families": 8, "per_family": 4, "fresh_families": 4},
+)
 def family_clusters(params: FamilyParams, data_seed: int) -> TaskData:
     """A pool of families split at random or by cluster; ``test/fresh``: new families (#3)."""
     rng = np.random.default_rng(data_seed)
@@ -73,9 +82,15 @@ def family_clusters(params: FamilyParams, data_seed: int) -> TaskData:
     return TaskData(
         {"train": _split(x, y, fit, env="train")},
         {"train": _split(x, y, val, env="train")},
-        {"heldout": _split(x, y, held, env=params.split),
-         "fresh": _split(fx, fy, np.arange(len(fx)), env="fresh")},
-        TaskInfo(kind="classification", n_outputs=2, input_shape=(params.d,), chance=0.5,
-                 extra={"envs": ["train"], "train_envs": ["train"],
-                        "test_envs": ["heldout", "fresh"]}),
-    )  # fmt: skip
+        {
+            "heldout": _split(x, y, held, env=params.split),
+            "fresh": _split(fx, fy, np.arange(len(fx)), env="fresh"),
+        },
+        TaskInfo(
+            kind="classification",
+            n_outputs=2,
+            input_shape=(params.d,),
+            chance=0.5,
+            extra={"envs": ["train"], "train_envs": ["train"], "test_envs": ["heldout", "fresh"]},
+        ),
+    )

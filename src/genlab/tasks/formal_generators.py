@@ -215,33 +215,76 @@ def _const(c: int) -> Callable[[int], int]:
 BINARY = (2, 2)
 MOD = (5, None)
 FORMAL_TASKS: dict[str, FormalTask] = {
-    "even_pairs": FormalTask("R", "classification", even_pairs, _const(2), _const(2),
-                             alphabet=BINARY),
-    "modular_arithmetic": FormalTask("R", "classification", modular_arithmetic,
-                                     lambda k: k + 3, lambda k: k, parity="odd", alphabet=MOD),
-    "parity_check": FormalTask("R", "classification", parity_check, _const(2), _const(2),
-                               alphabet=BINARY),
-    "cycle_navigation": FormalTask("R", "classification", cycle_navigation, _const(3),
-                                   lambda k: k, alphabet=MOD),
-    "stack_manipulation": FormalTask("DCF", "transduction", stack_manipulation,
-                                     lambda k: 2 * k + 1, lambda k: k + 1),
+    "even_pairs": FormalTask(
+        "R", "classification", even_pairs, _const(2), _const(2), alphabet=BINARY
+    ),
+    "modular_arithmetic": FormalTask(
+        "R",
+        "classification",
+        modular_arithmetic,
+        lambda k: k + 3,
+        lambda k: k,
+        parity="odd",
+        alphabet=MOD,
+    ),
+    "parity_check": FormalTask(
+        "R", "classification", parity_check, _const(2), _const(2), alphabet=BINARY
+    ),
+    "cycle_navigation": FormalTask(
+        "R", "classification", cycle_navigation, _const(3), lambda k: k, alphabet=MOD
+    ),
+    "stack_manipulation": FormalTask(
+        "DCF", "transduction", stack_manipulation, lambda k: 2 * k + 1, lambda k: k + 1
+    ),
     "reverse_string": FormalTask("DCF", "transduction", reverse_string, lambda k: k, lambda k: k),
-    "modular_arithmetic_brackets": FormalTask("DCF", "classification",
-                                              modular_arithmetic_brackets, lambda k: k + 5,
-                                              lambda k: k, parity="odd", alphabet=MOD),
-    "solve_equation": FormalTask("DCF", "classification", solve_equation, lambda k: k + 7,
-                                 lambda k: k, min_length=3, parity="odd", alphabet=MOD),
-    "duplicate_string": FormalTask("CS", "transduction", duplicate_string, lambda k: k,
-                                   lambda k: k),
-    "missing_duplicate": FormalTask("CS", "classification", missing_duplicate, lambda k: k + 1,
-                                    lambda k: k, min_length=2, parity="even"),
+    "modular_arithmetic_brackets": FormalTask(
+        "DCF",
+        "classification",
+        modular_arithmetic_brackets,
+        lambda k: k + 5,
+        lambda k: k,
+        parity="odd",
+        alphabet=MOD,
+    ),
+    "solve_equation": FormalTask(
+        "DCF",
+        "classification",
+        solve_equation,
+        lambda k: k + 7,
+        lambda k: k,
+        min_length=3,
+        parity="odd",
+        alphabet=MOD,
+    ),
+    "duplicate_string": FormalTask(
+        "CS", "transduction", duplicate_string, lambda k: k, lambda k: k
+    ),
+    "missing_duplicate": FormalTask(
+        "CS",
+        "classification",
+        missing_duplicate,
+        lambda k: k + 1,
+        lambda k: k,
+        min_length=2,
+        parity="even",
+    ),
     "odd_first": FormalTask("CS", "transduction", odd_first, lambda k: k, lambda k: k),
-    "binary_addition": FormalTask("CS", "transduction", binary_addition, _const(3), _const(2),
-                                  min_length=3, alphabet=BINARY),
-    "binary_multiplication": FormalTask("CS", "transduction", binary_multiplication, _const(3),
-                                        _const(2), min_length=3, alphabet=BINARY),
-    "compute_sqrt": FormalTask("CS", "transduction", compute_sqrt, _const(2), _const(2),
-                               alphabet=BINARY),
-    "bucket_sort": FormalTask("CS", "transduction", bucket_sort, lambda k: k, lambda k: k,
-                              alphabet=MOD),
-}  # fmt: skip
+    "binary_addition": FormalTask(
+        "CS", "transduction", binary_addition, _const(3), _const(2), min_length=3, alphabet=BINARY
+    ),
+    "binary_multiplication": FormalTask(
+        "CS",
+        "transduction",
+        binary_multiplication,
+        _const(3),
+        _const(2),
+        min_length=3,
+        alphabet=BINARY,
+    ),
+    "compute_sqrt": FormalTask(
+        "CS", "transduction", compute_sqrt, _const(2), _const(2), alphabet=BINARY
+    ),
+    "bucket_sort": FormalTask(
+        "CS", "transduction", bucket_sort, lambda k: k, lambda k: k, alphabet=MOD
+    ),
+}

@@ -35,11 +35,22 @@ from genlab.tasks.formal_generators import FORMAL_TASKS, FormalTask
 from genlab.tasks.seq_common import BLANK, FIRST_SYMBOL, PAD, TINY, length_grid, pack, split_name
 
 FormalName = Literal[
-    "even_pairs", "modular_arithmetic", "parity_check", "cycle_navigation",
-    "stack_manipulation", "reverse_string", "modular_arithmetic_brackets", "solve_equation",
-    "duplicate_string", "missing_duplicate", "odd_first", "binary_addition",
-    "binary_multiplication", "compute_sqrt", "bucket_sort",
-]  # fmt: skip
+    "even_pairs",
+    "modular_arithmetic",
+    "parity_check",
+    "cycle_navigation",
+    "stack_manipulation",
+    "reverse_string",
+    "modular_arithmetic_brackets",
+    "solve_equation",
+    "duplicate_string",
+    "missing_duplicate",
+    "odd_first",
+    "binary_addition",
+    "binary_multiplication",
+    "compute_sqrt",
+    "bucket_sort",
+]
 
 
 class FormalParams(Params):
@@ -123,10 +134,15 @@ def formal_language(params: FormalParams, data_seed: int) -> TaskData:
     spec = FORMAL_TASKS[params.task]
     k = params.alphabet_size or spec.alphabet[0]
     rng = np.random.default_rng(data_seed)
-    train_lengths = np.array(sorted({
-        spec.valid_length(n) for n in range(1, params.train_length + 1)
-        if spec.valid_length(n) >= spec.min_length
-    }))  # fmt: skip
+    train_lengths = np.array(
+        sorted(
+            {
+                spec.valid_length(n)
+                for n in range(1, params.train_length + 1)
+                if spec.valid_length(n) >= spec.min_length
+            }
+        )
+    )
     meta = {"task": params.task, "level": spec.level}
 
     def draw(n: int) -> np.ndarray:

@@ -113,9 +113,12 @@ def _tree(depth: int, branches: tuple[str, str] | None, board, v, rng):  # noqa:
 
 
 @TASKS.register(
-    "gcog", GCogParams, papers=(41,), family="compositional",
+    "gcog",
+    GCogParams,
+    papers=(41,),
+    family="compositional",
     tiny={"n_train": 500, "n_val": 50, "n_test": 50},
-)  # fmt: skip
+)
 def gcog(params: GCogParams, data_seed: int) -> TaskData:
     """Boards of coloured shapes and instruction trees; distractor, systematic and productive
     splits (Ito et al., gCOG, #41)."""
@@ -154,13 +157,21 @@ def gcog(params: GCogParams, data_seed: int) -> TaskData:
     parts = {
         "train": [train_draw() for _ in range(params.n_train)],
         "val": [train_draw() for _ in range(params.n_val)],
-        "distractor": [example(params.distractor_objects, int(rng.integers(1, 3)),
-                               train_pairs[int(rng.integers(3))]) for _ in range(n)],
-        "systematic": [example(int(rng.integers(1, params.train_objects + 1)), 2, held_pair)
-                       for _ in range(n)],
-        "productive": [example(int(rng.integers(1, params.train_objects + 1)), 3, None)
-                       for _ in range(n)],
-    }  # fmt: skip
+        "distractor": [
+            example(
+                params.distractor_objects,
+                int(rng.integers(1, 3)),
+                train_pairs[int(rng.integers(3))],
+            )
+            for _ in range(n)
+        ],
+        "systematic": [
+            example(int(rng.integers(1, params.train_objects + 1)), 2, held_pair) for _ in range(n)
+        ],
+        "productive": [
+            example(int(rng.integers(1, params.train_objects + 1)), 3, None) for _ in range(n)
+        ],
+    }
     longest = max(len(t) for rows in parts.values() for _, t, _ in rows)
     splits = {k: pack(rows, cells + 1 + longest, {"shift": k}) for k, rows in parts.items()}
     info = seq2seq_info(

@@ -34,9 +34,10 @@ class GraphNodeParams(Params):
     """Params of ``graph_node_targets``."""
 
     target: Literal["heterophily", "class_sum"] = Field(
-        "heterophily", description="heterophily: neighbours of another class (anisotropic); "
-        "class_sum: sum of the neighbours' class indices (a sum suffices)"
-    )  # fmt: skip
+        "heterophily",
+        description="heterophily: neighbours of another class (anisotropic); "
+        "class_sum: sum of the neighbours' class indices (a sum suffices)",
+    )
     n_nodes: int = Field(12, ge=2, le=64, description="nodes per graph")
     classes: int = Field(4, ge=2, le=32, description="node classes (one-hot features)")
     p_min: float = Field(0.2, gt=0, le=1, description="least edge probability of a graph")

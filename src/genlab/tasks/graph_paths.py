@@ -48,14 +48,16 @@ class ShortestPathParams(Params):
     train_max: int = Field(16, ge=3, le=256, description="most nodes of a training graph")
     test_min: int = Field(32, ge=3, le=256, description="fewest nodes of a test graph")
     test_max: int = Field(64, ge=3, le=256, description="most nodes of a test graph")
-    pad_to: int | None = Field(None, ge=3, le=256, description="rows per graph (None: the "
-                               "largest size of any split)")  # fmt: skip
+    pad_to: int | None = Field(
+        None, ge=3, le=256, description="rows per graph (None: the largest size of any split)"
+    )
     k_nearest: int = Field(3, ge=1, le=16, description="edges to each node's nearest neighbours")
     metric: Literal["hops", "length"] = Field(
-        "hops", description="hops: shortest by edge count, every node on any shortest path "
+        "hops",
+        description="hops: shortest by edge count, every node on any shortest path "
         "labelled, edges given as 1; length: by Euclidean edge length (the demo's), edges given "
-        "by their length"
-    )  # fmt: skip
+        "by their length",
+    )
     n_train: int = Field(2000, ge=1, le=100_000, description="training graphs")
     n_val: int = Field(300, ge=1, le=100_000, description="validation graphs (training sizes)")
     n_test: int = Field(300, ge=1, le=100_000, description="test graphs (test sizes)")
@@ -63,17 +65,22 @@ class ShortestPathParams(Params):
     @model_validator(mode="after")
     def _ranges(self) -> ShortestPathParams:
         if self.train_min > self.train_max:
-            raise ValueError(f"train_min ({self.train_min}) must not exceed train_max "
-                             f"({self.train_max})")  # fmt: skip
+            raise ValueError(
+                f"train_min ({self.train_min}) must not exceed train_max ({self.train_max})"
+            )
         if self.test_min > self.test_max:
-            raise ValueError(f"test_min ({self.test_min}) must not exceed test_max "
-                             f"({self.test_max})")  # fmt: skip
+            raise ValueError(
+                f"test_min ({self.test_min}) must not exceed test_max ({self.test_max})"
+            )
         if self.k_nearest >= self.train_min:
-            raise ValueError(f"k_nearest ({self.k_nearest}) must be below train_min "
-                             f"({self.train_min})")  # fmt: skip
+            raise ValueError(
+                f"k_nearest ({self.k_nearest}) must be below train_min ({self.train_min})"
+            )
         if self.pad_to is not None and self.pad_to < max(self.train_max, self.test_max):
-            raise ValueError(f"pad_to ({self.pad_to}) must hold the largest graph "
-                             f"({max(self.train_max, self.test_max)} nodes)")  # fmt: skip
+            raise ValueError(
+                f"pad_to ({self.pad_to}) must hold the largest graph "
+                f"({max(self.train_max, self.test_max)} nodes)"
+            )
         return self
 
     @property
@@ -124,9 +131,16 @@ def graphs(p: ShortestPathParams, count: int, lo: int, hi: int, rng: np.random.G
     ShortestPathParams,
     papers=(109,),
     family="graphs",
-    tiny={"train_min": 4, "train_max": 6, "test_min": 7, "test_max": 9, "n_train": 40,
-          "n_val": 10, "n_test": 10},
-)  # fmt: skip
+    tiny={
+        "train_min": 4,
+        "train_max": 6,
+        "test_min": 7,
+        "test_max": 9,
+        "n_train": 40,
+        "n_val": 10,
+        "n_test": 10,
+    },
+)
 def graph_shortest_path(params: ShortestPathParams, data_seed: int) -> TaskData:
     """Nodes on a shortest path of random graphs; small graphs to train, larger to test
     (Battaglia et al.'s shortest-path demo, #109)."""
@@ -143,9 +157,12 @@ def graph_shortest_path(params: ShortestPathParams, data_seed: int) -> TaskData:
         n_outputs=2,
         input_shape=(params.width, params.width + NODE_FEATURES),
         chance=0.0,
-        extra={"graph_nodes": params.width, "node_features": NODE_FEATURES,
-               "layout": "weighted_graph"},
-    )  # fmt: skip
+        extra={
+            "graph_nodes": params.width,
+            "node_features": NODE_FEATURES,
+            "layout": "weighted_graph",
+        },
+    )
     return TaskData(
         {"main": Split(*train, small)},
         {"main": Split(*val, small)},

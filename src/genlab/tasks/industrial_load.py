@@ -114,8 +114,10 @@ def industrial_load(params: IndustrialLoadParams, data_seed: int) -> TaskData:
     if params.lo > params.hi or params.window % 2 == 0:
         raise ValueError("industrial_load needs lo <= hi and an odd window")
     train, held_out, site_b = _sites(params.days, params.test_days, data_seed)
-    shift = np.exp(np.random.default_rng([data_seed, 36]).uniform(-1, 1, len(APPLIANCES))
-                   * np.log(params.site_shift))  # fmt: skip
+    shift = np.exp(
+        np.random.default_rng([data_seed, 36]).uniform(-1, 1, len(APPLIANCES))
+        * np.log(params.site_shift)
+    )
     site_b = site_b * shift[:, None]
     k, w = APPLIANCES.index(params.target), params.window
     rng, aug = np.random.default_rng([data_seed, 37]), np.random.default_rng([data_seed, 38])
@@ -138,10 +140,16 @@ def industrial_load(params: IndustrialLoadParams, data_seed: int) -> TaskData:
     def split(win: np.ndarray) -> Split:
         x = (win.sum(1) - agg_mean) / agg_sd
         y = win[:, k, w // 2] / y_sd
-        return Split(torch.tensor(x, dtype=torch.float32).unsqueeze(1),
-                     torch.tensor(y, dtype=torch.float32).unsqueeze(1))  # fmt: skip
+        return Split(
+            torch.tensor(x, dtype=torch.float32).unsqueeze(1),
+            torch.tensor(y, dtype=torch.float32).unsqueeze(1),
+        )
 
-    info = TaskInfo(kind="regression", n_outputs=1, input_shape=(1, w),
-                    extra={"seq2point": w, "site_b_factors": shift.round(3).tolist()})  # fmt: skip
+    info = TaskInfo(
+        kind="regression",
+        n_outputs=1,
+        input_shape=(1, w),
+        extra={"seq2point": w, "site_b_factors": shift.round(3).tolist()},
+    )
     tests = {"site_a": split(test_a), "site_b": split(test_b)}
     return TaskData({"main": split(np.concatenate(parts))}, {}, tests, info)

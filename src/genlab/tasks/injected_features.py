@@ -51,8 +51,12 @@ class InjectedParams(Params):
     n_val: int = Field(500, ge=0)
     n_test: int = Field(4000, ge=1)
     spurious: float = Field(0.9, ge=0.5, le=1, description="misleading: agreement in training")
-    cue_agree: float | None = Field(None, ge=0, le=1, description="training grids on which the "
-                                    "top-left parity equals the label (None: as drawn)")  # fmt: skip
+    cue_agree: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="training grids on which the top-left parity equals the label (None: as drawn)",
+    )
 
 
 def _blocks(g: np.ndarray) -> np.ndarray:
@@ -113,9 +117,12 @@ def make(p: InjectedParams, n: int, rng: np.random.Generator, training: bool) ->
 
 
 @TASKS.register(
-    "injected_features", InjectedParams, papers=(119,), family="compositional",
+    "injected_features",
+    InjectedParams,
+    papers=(119,),
+    family="compositional",
     tiny={"n_val": 100, "n_test": 500},
-)  # fmt: skip
+)
 def injected_features(params: InjectedParams, data_seed: int) -> TaskData:
     """Grids labelled by a local pattern, with injected program features (G-SSNN, #119)."""
     rng = np.random.default_rng(data_seed)
@@ -123,6 +130,11 @@ def injected_features(params: InjectedParams, data_seed: int) -> TaskData:
     val = {"main": make(params, params.n_val, rng, False)} if params.n_val else {}
     test = {"main": make(params, params.n_test, rng, False)}
     width = train["main"].x.shape[1]
-    info = TaskInfo(kind="classification", n_outputs=2, input_shape=(width,), chance=0.5,
-                    extra={"features": params.features})  # fmt: skip
+    info = TaskInfo(
+        kind="classification",
+        n_outputs=2,
+        input_shape=(width,),
+        chance=0.5,
+        extra={"features": params.features},
+    )
     return TaskData(train, val, test, info)

@@ -121,10 +121,14 @@ def _composition(p: KnowledgeBaseParams, rng: np.random.Generator) -> dict[str, 
     inf_y = tail[second]
     atom_x = np.stack([heads, e + rel, np.full(n_atomic, e + p.n_relations)], axis=1)
     return {
-        "atom_x": atom_x, "atom_y": tail, "atom_ood": ood,
-        "inf_x": inf_x, "inf_y": inf_y,
-        "inf_id": ~ood[first] & ~ood[second], "inf_ood": ood[first] & ood[second],
-    }  # fmt: skip
+        "atom_x": atom_x,
+        "atom_y": tail,
+        "atom_ood": ood,
+        "inf_x": inf_x,
+        "inf_y": inf_y,
+        "inf_id": ~ood[first] & ~ood[second],
+        "inf_ood": ood[first] & ood[second],
+    }
 
 
 def _comparison(p: KnowledgeBaseParams, rng: np.random.Generator) -> dict[str, np.ndarray]:
@@ -143,10 +147,14 @@ def _comparison(p: KnowledgeBaseParams, rng: np.random.Generator) -> dict[str, n
     v1, v2 = values[e1, a], values[e2, a]
     label = np.where(v1 < v2, LESS, np.where(v1 == v2, EQUAL, GREATER))
     return {
-        "atom_x": atom_x, "atom_y": values[ent, att], "atom_ood": ood_ent[ent, att],
-        "inf_x": np.stack([e + a, e1, e2], axis=1), "inf_y": p.n_values + label,
-        "inf_id": ~ood_ent[e1, a] & ~ood_ent[e2, a], "inf_ood": ood_ent[e1, a] & ood_ent[e2, a],
-    }  # fmt: skip
+        "atom_x": atom_x,
+        "atom_y": values[ent, att],
+        "atom_ood": ood_ent[ent, att],
+        "inf_x": np.stack([e + a, e1, e2], axis=1),
+        "inf_y": p.n_values + label,
+        "inf_id": ~ood_ent[e1, a] & ~ood_ent[e2, a],
+        "inf_ood": ood_ent[e1, a] & ood_ent[e2, a],
+    }
 
 
 def _targets(y: np.ndarray, pos: int, layout: str) -> torch.Tensor:

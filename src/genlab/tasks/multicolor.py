@@ -35,13 +35,22 @@ from genlab.registry import Params
 from genlab.tasks import TASKS
 
 N_CLASSES = 10
-PALETTE = torch.tensor([
-    [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 1.0, 0.0], [1.0, 0.0, 1.0],
-    [0.0, 1.0, 1.0], [1.0, 0.5, 0.0], [0.5, 0.0, 1.0], [0.0, 0.5, 0.5], [0.5, 0.5, 0.5],
-])  # fmt: skip
+PALETTE = torch.tensor(
+    [
+        [1.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0],
+        [0.0, 0.0, 1.0],
+        [1.0, 1.0, 0.0],
+        [1.0, 0.0, 1.0],
+        [0.0, 1.0, 1.0],
+        [1.0, 0.5, 0.0],
+        [0.5, 0.0, 1.0],
+        [0.0, 0.5, 0.5],
+        [0.5, 0.5, 0.5],
+    ]
+)
 # the 20 2x2 cells of the 2-pixel border of a 12x12 image, in reading order
-BORDER = [(r, c) for r in range(0, 12, 2) for c in range(0, 12, 2)
-          if r in (0, 10) or c in (0, 10)]  # fmt: skip
+BORDER = [(r, c) for r in range(0, 12, 2) for c in range(0, 12, 2) if r in (0, 10) or c in (0, 10)]
 
 
 def split_generator(data_seed: int, stream: int) -> torch.Generator:
@@ -54,8 +63,9 @@ def check_correlated(correlated: list[int] | None, n: int, what: str) -> None:
         raise ValueError(f"correlated indices must lie in 0..{n - 1} ({what})")
 
 
-def spurious_labels(y: Tensor, k: int, p: float, correlated: list[int] | None,
-                    n_classes: int, gen: torch.Generator) -> Tensor:  # fmt: skip
+def spurious_labels(
+    y: Tensor, k: int, p: float, correlated: list[int] | None, n_classes: int, gen: torch.Generator
+) -> Tensor:
     """``(N, k)`` class indices of the spurious features: ``y`` with probability ``p`` for the
     correlated features, a uniform class otherwise."""
     n = len(y)
@@ -73,8 +83,9 @@ class MultiColorParams(Params):
 
     n_patches: int = Field(8, ge=1, le=len(BORDER), description="spurious colour patches (K)")
     p_train: float = Field(0.9, ge=0, le=1, description="P(patch colour follows the class)")
-    correlated: list[int] | None = Field(None, description="patches that follow the class; "
-                                         "default all")  # fmt: skip
+    correlated: list[int] | None = Field(
+        None, description="patches that follow the class; default all"
+    )
     train_size: int = Field(1000, ge=10, le=1000)
     val_size: int = Field(200, ge=10, le=200)
     test_repeats: int = Field(3, ge=1, le=20, description="patch draws per test image")
@@ -96,19 +107,28 @@ def paint(images: Tensor, classes: Tensor, palettes: Tensor) -> Tensor:
     return x
 
 
-@TASKS.register("multicolor_digits", MultiColorParams, papers=(16,), family="ensembles",
-                tiny={"train_size": 100, "val_size": 20, "test_repeats": 1})  # fmt: skip
+@TASKS.register(
+    "multicolor_digits",
+    MultiColorParams,
+    papers=(16,),
+    family="ensembles",
+    tiny={"train_size": 100, "val_size": 20, "test_repeats": 1},
+)
 def multicolor_digits(params: MultiColorParams, data_seed: int) -> TaskData:
     """Digits with K class-tied colour patches; ``test/ood`` randomises the patches (#16)."""
     p = params
     images, digits = load_digits_tensors()
     order = torch.randperm(len(images), generator=torch.Generator().manual_seed(data_seed))
     # the same 597 test images whatever train_size / val_size, each with test_repeats patchings
-    parts = {"train": order[: p.train_size], "val": order[1000 : 1000 + p.val_size],
-             "test": order[1200:].repeat(p.test_repeats)}  # fmt: skip
+    parts = {
+        "train": order[: p.train_size],
+        "val": order[1000 : 1000 + p.val_size],
+        "test": order[1200:].repeat(p.test_repeats),
+    }
     pal_gen = torch.Generator().manual_seed(data_seed + 7919)
-    palettes = torch.stack([PALETTE[torch.randperm(N_CLASSES, generator=pal_gen)]
-                            for _ in range(p.n_patches)])  # fmt: skip
+    palettes = torch.stack(
+        [PALETTE[torch.randperm(N_CLASSES, generator=pal_gen)] for _ in range(p.n_patches)]
+    )
 
     def split(idx: Tensor, prob: float, name: str, stream: int) -> Split:
         gen = split_generator(data_seed, stream)
@@ -118,11 +138,18 @@ def multicolor_digits(params: MultiColorParams, data_seed: int) -> TaskData:
     return TaskData(
         train={"main": split(parts["train"], p.p_train, "id", 1)},
         val={"main": split(parts["val"], p.p_train, "id", 2)},
-        test={"id": split(parts["test"], p.p_train, "id", 3),
-              "ood": split(parts["test"], 0.0, "ood", 4)},
-        info=TaskInfo(kind="classification", n_outputs=N_CLASSES, input_shape=(3, 12, 12),
-                      chance=1 / N_CLASSES, extra={"n_patches": p.n_patches}),
-    )  # fmt: skip
+        test={
+            "id": split(parts["test"], p.p_train, "id", 3),
+            "ood": split(parts["test"], 0.0, "ood", 4),
+        },
+        info=TaskInfo(
+            kind="classification",
+            n_outputs=N_CLASSES,
+            input_shape=(3, 12, 12),
+            chance=1 / N_CLASSES,
+            extra={"n_patches": p.n_patches},
+        ),
+    )
 
 
 class GaussianSpuriousParams(Params):
@@ -133,8 +160,9 @@ class GaussianSpuriousParams(Params):
     n_invariant: int = Field(1, ge=0, le=64)
     n_spurious: int = Field(10, ge=0, le=256)
     p_train: float = Field(0.9, ge=0, le=1, description="P(spurious feature follows the class)")
-    correlated: list[int] | None = Field(None, description="spurious features that follow the "
-                                         "class; default all")  # fmt: skip
+    correlated: list[int] | None = Field(
+        None, description="spurious features that follow the class; default all"
+    )
     inv_strength: float = Field(1.0, gt=0, description="norm of an invariant class mean")
     sp_strength: float = Field(1.0, gt=0, description="norm of a spurious class mean")
     noise: float = Field(1.0, gt=0, description="std of every coordinate's noise")
@@ -149,8 +177,13 @@ class GaussianSpuriousParams(Params):
         return self
 
 
-@TASKS.register("gaussian_spurious", GaussianSpuriousParams, papers=(16,), family="ensembles",
-                tiny={"dim": 4, "n_spurious": 3, "n_train": 200, "n_test": 200})  # fmt: skip
+@TASKS.register(
+    "gaussian_spurious",
+    GaussianSpuriousParams,
+    papers=(16,),
+    family="ensembles",
+    tiny={"dim": 4, "n_spurious": 3, "n_train": 200, "n_test": 200},
+)
 def gaussian_spurious(params: GaussianSpuriousParams, data_seed: int) -> TaskData:
     """One invariant and many spurious Gaussian features (Lin et al.'s model, #16)."""
     p = params
@@ -177,8 +210,11 @@ def gaussian_spurious(params: GaussianSpuriousParams, data_seed: int) -> TaskDat
         train={"main": sample(p.n_train, p.p_train, "id", 1)},
         val={"main": sample(val_n, p.p_train, "id", 2)},
         test={"id": sample(p.n_test, p.p_train, "id", 3), "ood": sample(p.n_test, 0.0, "ood", 4)},
-        info=TaskInfo(kind="classification", n_outputs=p.n_classes,
-                      input_shape=((p.n_invariant + p.n_spurious) * p.dim,),
-                      chance=1 / p.n_classes,
-                      extra={"invariant_dims": p.n_invariant * p.dim, "dim": p.dim}),
-    )  # fmt: skip
+        info=TaskInfo(
+            kind="classification",
+            n_outputs=p.n_classes,
+            input_shape=((p.n_invariant + p.n_spurious) * p.dim,),
+            chance=1 / p.n_classes,
+            extra={"invariant_dims": p.n_invariant * p.dim, "dim": p.dim},
+        ),
+    )

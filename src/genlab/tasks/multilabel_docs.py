@@ -108,8 +108,11 @@ def multilabel_docs(params: DocsParams, data_seed: int) -> TaskData:
     val = {"main": split(trained, params.n_val, {})} if params.n_val else {}
     test = {"heldout": split(held, params.n_test, {"shift": "heldout"})}
     info = TaskInfo(
-        kind="sequence", n_outputs=max(params.n_topics, params.n_aspects), vocab_size=vocab.size,
-        seq_len=2 * params.seg_len, chance=1 / (params.n_topics * params.n_aspects),
+        kind="sequence",
+        n_outputs=max(params.n_topics, params.n_aspects),
+        vocab_size=vocab.size,
+        seq_len=2 * params.seg_len,
+        chance=1 / (params.n_topics * params.n_aspects),
         extra={"attributes": [params.n_topics, params.n_aspects]},
-    )  # fmt: skip
+    )
     return TaskData({"main": train}, val, test, info)

@@ -136,8 +136,13 @@ def object_contexts(params: ObjectContextsParams, data_seed: int) -> TaskData:
     other = (yt + torch.randint(1, N_CLASSES, (len(test),), generator=gen)) % N_CLASSES
     yt = torch.where(flip, other, yt)
     envs = [f"ctx{c}" for c in range(k)]
-    info = TaskInfo(kind="classification", n_outputs=N_CLASSES, input_shape=(3, 8, 8),
-                    chance=1 / N_CLASSES,
-                    extra={"envs": envs, "train_envs": envs, "test_envs": ["unseen"]})  # fmt: skip
-    return TaskData(train=train, val=val, test={"unseen": Split(xt, yt, {"relabelled": flip})},
-                    info=info)  # fmt: skip
+    info = TaskInfo(
+        kind="classification",
+        n_outputs=N_CLASSES,
+        input_shape=(3, 8, 8),
+        chance=1 / N_CLASSES,
+        extra={"envs": envs, "train_envs": envs, "test_envs": ["unseen"]},
+    )
+    return TaskData(
+        train=train, val=val, test={"unseen": Split(xt, yt, {"relabelled": flip})}, info=info
+    )

@@ -61,8 +61,15 @@ def structured_features(params: StructuredParams, data_seed: int) -> TaskData:
     return TaskData(
         train={"id": sample(p, p.n_train, p.bg_mean, gen)},
         val={"id": sample(p, max(p.n_test // 4, 10), p.bg_mean, gen)},
-        test={"id": sample(p, p.n_test, p.bg_mean, gen),
-              "ood": sample(p, p.n_test, p.bg_mean * p.bg_shift, gen)},
-        info=TaskInfo(kind="classification", n_outputs=2, input_shape=(p.d_core + p.d_bg,),
-                      chance=0.5, extra={"core_dims": p.d_core, "train_envs": ["id"]}),
-    )  # fmt: skip
+        test={
+            "id": sample(p, p.n_test, p.bg_mean, gen),
+            "ood": sample(p, p.n_test, p.bg_mean * p.bg_shift, gen),
+        },
+        info=TaskInfo(
+            kind="classification",
+            n_outputs=2,
+            input_shape=(p.d_core + p.d_bg,),
+            chance=0.5,
+            extra={"core_dims": p.d_core, "train_envs": ["id"]},
+        ),
+    )

@@ -58,6 +58,15 @@ def two_gaussian_ood(params: TwoGaussianParams, data_seed: int) -> TaskData:
     test = {"target": Split(*_sample(mu, params.n_test, gen), {"env": "target"})}
     envs = list(train)
     fld = params.model_dump(include={"n", "m", "d", "separation", "theta"})  # for fld_risk
-    return TaskData(train, val, test, TaskInfo(
-        kind="classification", n_outputs=2, input_shape=(params.d,), chance=0.5,
-        extra={"envs": envs, "train_envs": envs, "test_envs": ["target"], "fld": fld}))  # fmt: skip
+    return TaskData(
+        train,
+        val,
+        test,
+        TaskInfo(
+            kind="classification",
+            n_outputs=2,
+            input_shape=(params.d,),
+            chance=0.5,
+            extra={"envs": envs, "train_envs": envs, "test_envs": ["target"], "fld": fld},
+        ),
+    )

@@ -25,25 +25,41 @@ from genlab.tasks import TASKS
 # nonterminal -> [(probability, expansion)], the first expansion of each is non-recursive
 GRAMMAR: dict[str, list[tuple[float, list[str]]]] = {
     "S": [(0.85, ["NP", "VP"]), (0.15, ["NP", "VP", "and", "S"])],
-    "NP": [(0.45, ["Det", "N"]), (0.2, ["Det", "Adj", "N"]), (0.1, ["Name"]),
-           (0.25, ["NP", "PP"])],
-    "VP": [(0.3, ["Vt", "NP"]), (0.2, ["Vi"]), (0.25, ["VP", "PP"]), (0.15, ["Vs", "that", "S"]),
-           (0.1, ["Vt", "NP", "Adv"])],
+    "NP": [(0.45, ["Det", "N"]), (0.2, ["Det", "Adj", "N"]), (0.1, ["Name"]), (0.25, ["NP", "PP"])],
+    "VP": [
+        (0.3, ["Vt", "NP"]),
+        (0.2, ["Vi"]),
+        (0.25, ["VP", "PP"]),
+        (0.15, ["Vs", "that", "S"]),
+        (0.1, ["Vt", "NP", "Adv"]),
+    ],
     "PP": [(1.0, ["P", "NP"])],
     "Det": [(0.4, ["the"]), (0.25, ["a"]), (0.15, ["every"]), (0.2, ["some"])],
-    "Adj": [(0.3, ["big"]), (0.2, ["small"]), (0.2, ["green"]), (0.15, ["old"]),
-            (0.15, ["quiet"])],
-    "N": [(0.15, ["cat"]), (0.15, ["dog"]), (0.12, ["man"]), (0.12, ["woman"]),
-          (0.1, ["telescope"]), (0.1, ["park"]), (0.08, ["idea"]), (0.1, ["bird"]),
-          (0.08, ["garden"])],
+    "Adj": [(0.3, ["big"]), (0.2, ["small"]), (0.2, ["green"]), (0.15, ["old"]), (0.15, ["quiet"])],
+    "N": [
+        (0.15, ["cat"]),
+        (0.15, ["dog"]),
+        (0.12, ["man"]),
+        (0.12, ["woman"]),
+        (0.1, ["telescope"]),
+        (0.1, ["park"]),
+        (0.08, ["idea"]),
+        (0.1, ["bird"]),
+        (0.08, ["garden"]),
+    ],
     "Name": [(0.4, ["alice"]), (0.35, ["bob"]), (0.25, ["carol"])],
-    "Vt": [(0.3, ["saw"]), (0.2, ["liked"]), (0.2, ["chased"]), (0.15, ["found"]),
-           (0.15, ["watched"])],
+    "Vt": [
+        (0.3, ["saw"]),
+        (0.2, ["liked"]),
+        (0.2, ["chased"]),
+        (0.15, ["found"]),
+        (0.15, ["watched"]),
+    ],
     "Vi": [(0.4, ["slept"]), (0.3, ["ran"]), (0.3, ["laughed"])],
     "Vs": [(0.5, ["thought"]), (0.3, ["said"]), (0.2, ["knew"])],
     "P": [(0.35, ["in"]), (0.3, ["with"]), (0.2, ["near"]), (0.15, ["under"])],
     "Adv": [(0.5, ["quickly"]), (0.5, ["again"])],
-}  # fmt: skip
+}
 
 
 def sentence(rng: random.Random, max_depth: int) -> list[str]:
@@ -106,6 +122,12 @@ def pcfg_lm(params: PCFGParams, data_seed: int) -> TaskData:
         train={"main": split(params.train_chars)},
         val={"main": split(params.eval_chars)},
         test={"main": split(params.eval_chars)},
-        info=TaskInfo(kind="sequence", n_outputs=len(chars), vocab_size=len(chars), seq_len=t,
-                      chance=1 / len(chars), extra={"alphabet": "".join(chars)}),
-    )  # fmt: skip
+        info=TaskInfo(
+            kind="sequence",
+            n_outputs=len(chars),
+            vocab_size=len(chars),
+            seq_len=t,
+            chance=1 / len(chars),
+            extra={"alphabet": "".join(chars)},
+        ),
+    )

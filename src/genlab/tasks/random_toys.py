@@ -47,9 +47,10 @@ class RandomToysParams(Params):
 
     n_toys: int = Field(64, ge=1, le=100_000, description="distinct toys in the training set")
     primitives: list[Literal["sphere", "cuboid", "cylinder", "ring"]] = Field(
-        default_factory=lambda: list(PRIMITIVES), min_length=1,
+        default_factory=lambda: list(PRIMITIVES),
+        min_length=1,
         description="primitive types the training toys are assembled from",
-    )  # fmt: skip
+    )
     n_train: int = Field(2000, ge=1, le=50_000)
     n_val: int = Field(400, ge=1, le=10_000)
     n_test: int = Field(600, ge=1, le=1500)
@@ -92,8 +93,9 @@ def render(toy: list[tuple], theta, dx, dy, scale) -> np.ndarray:
     """The toy's binary ``SIZE x SIZE`` silhouettes rotated by ``theta``, shifted by ``(dx, dy)``,
     scaled by ``scale`` (scalars or arrays of ``m`` poses -> ``(m, SIZE, SIZE)``)."""
     gx, gy = _grid()
-    theta, dx, dy, scale = (np.atleast_1d(np.asarray(v, dtype=float))[:, None, None]
-                            for v in (theta, dx, dy, scale))  # fmt: skip
+    theta, dx, dy, scale = (
+        np.atleast_1d(np.asarray(v, dtype=float))[:, None, None] for v in (theta, dx, dy, scale)
+    )
     # pixel -> toy frame: undo the shift, the rotation, the scale
     x, y = (gx - dx) / scale, (gy - dy) / scale
     c, s = np.cos(-theta), np.sin(-theta)
@@ -160,8 +162,7 @@ def _poses(toys: list[list[tuple]], n: int, rng: np.random.Generator) -> Split:
         imgs = np.zeros((m, SIZE, SIZE), dtype=np.float32)
         for k in np.unique(need):
             at = np.flatnonzero(need == k)
-            imgs[at] = render(toys[k], target[at] - base[k], shift[at, 0], shift[at, 1],
-                              scale[at])  # fmt: skip
+            imgs[at] = render(toys[k], target[at] - base[k], shift[at, 0], shift[at, 1], scale[at])
         phi, ratio = axis(imgs)
         good = ratio >= MIN_RATIO
         xs.append(imgs[good])
@@ -169,22 +170,28 @@ def _poses(toys: list[list[tuple]], n: int, rng: np.random.Generator) -> Split:
         need = need[~good]
     x, y = np.concatenate(xs), np.concatenate(ys)
     order = rng.permutation(n)
-    return Split(torch.from_numpy(x[order])[:, None], torch.from_numpy(y[order]).long(),
-                 {"objects": "toys"})  # fmt: skip
+    return Split(
+        torch.from_numpy(x[order])[:, None], torch.from_numpy(y[order]).long(), {"objects": "toys"}
+    )
 
 
 def _digits(n: int, rng: np.random.Generator) -> Split:
     """Up to ``n`` digits as objects: upsampled, rotated near a bin centre, binarised."""
     images, _ = load_digits_tensors()
-    big = F.interpolate(images[torch.from_numpy(rng.permutation(len(images)))].float(),
-                        size=(SIZE, SIZE), mode="bilinear", align_corners=False)  # fmt: skip
+    big = F.interpolate(
+        images[torch.from_numpy(rng.permutation(len(images)))].float(),
+        size=(SIZE, SIZE),
+        mode="bilinear",
+        align_corners=False,
+    )
     phi0, _ = axis((big[:, 0] > 0.5).float().numpy())
     turn = rng.integers(BINS, size=len(big)) * math.pi / BINS
     turn = turn + rng.uniform(-MARGIN, MARGIN, len(big)) - phi0
     c, s = np.cos(np.nan_to_num(turn)), np.sin(np.nan_to_num(turn))
     # affine_grid maps output to input coordinates with y down: this turns the image by +turn
-    theta = torch.tensor(np.stack([np.stack([c, -s, 0 * c], 1), np.stack([s, c, 0 * c], 1)], 1),
-                         dtype=torch.float32)  # fmt: skip
+    theta = torch.tensor(
+        np.stack([np.stack([c, -s, 0 * c], 1), np.stack([s, c, 0 * c], 1)], 1), dtype=torch.float32
+    )
     grid = F.affine_grid(theta, [len(big), 1, SIZE, SIZE], align_corners=False)
     out = (F.grid_sample(big, grid, align_corners=False) > 0.5).float().numpy()[:, 0]
     phi, ratio = axis(out)
@@ -193,8 +200,13 @@ def _digits(n: int, rng: np.random.Generator) -> Split:
     return Split(torch.from_numpy(out[keep])[:, None], torch.tensor(y), {"objects": "digits"})
 
 
-@TASKS.register("random_toys", RandomToysParams, papers=(64,), family="compositional",
-                tiny={"n_toys": 4, "n_train": 64, "n_val": 32, "n_test": 32})  # fmt: skip
+@TASKS.register(
+    "random_toys",
+    RandomToysParams,
+    papers=(64,),
+    family="compositional",
+    tiny={"n_toys": 4, "n_train": 64, "n_val": 32, "n_test": 32},
+)
 def random_toys(params: RandomToysParams, data_seed: int) -> TaskData:
     """Random assemblies of primitives in random poses; label: the grasp-axis bin (#64)."""
     rng = np.random.default_rng(data_seed)
@@ -208,6 +220,11 @@ def random_toys(params: RandomToysParams, data_seed: int) -> TaskData:
         test = _poses(toys, params.n_test, rng)
     else:
         test = _poses(_toys(params.n_test, list(PRIMITIVES), test_rng), params.n_test, test_rng)
-    info = TaskInfo(kind="classification", n_outputs=BINS, input_shape=(1, SIZE, SIZE),
-                    chance=1 / BINS, extra={"n_toys": params.n_toys})  # fmt: skip
+    info = TaskInfo(
+        kind="classification",
+        n_outputs=BINS,
+        input_shape=(1, SIZE, SIZE),
+        chance=1 / BINS,
+        extra={"n_toys": params.n_toys},
+    )
     return TaskData(train={"main": train}, val={"main": val}, test={"objects": test}, info=info)

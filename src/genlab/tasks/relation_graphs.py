@@ -49,13 +49,16 @@ class RelationParams(Params):
     large_nodes: int = Field(14, ge=2, le=64, description="objects of a large (sparse) graph")
     fg_edges: int = Field(8, ge=1, description="foreground edges of every graph")
     typical_share: float = Field(0.5, ge=0, le=1, description="share of typical graphs")
-    bias: float = Field(0.9, ge=0, le=1, description="chance a typical edge takes its pair's "
-                        "usual predicate")  # fmt: skip
-    zero_share: float = Field(0.2, ge=0, lt=1, description="share of unusual triplets held out "
-                              "of training")  # fmt: skip
+    bias: float = Field(
+        0.9, ge=0, le=1, description="chance a typical edge takes its pair's usual predicate"
+    )
+    zero_share: float = Field(
+        0.2, ge=0, lt=1, description="share of unusual triplets held out of training"
+    )
     swap: bool = Field(False, description="typical graphs large, diverse graphs small")
-    pad_to: int | None = Field(None, ge=2, le=64, description="objects per example (None: the "
-                               "larger graph size)")  # fmt: skip
+    pad_to: int | None = Field(
+        None, ge=2, le=64, description="objects per example (None: the larger graph size)"
+    )
     n_train: int = Field(2000, ge=1, le=100_000)
     n_val: int = Field(300, ge=1, le=100_000)
     n_test: int = Field(300, ge=1, le=100_000)
@@ -65,8 +68,10 @@ class RelationParams(Params):
         for name in ("small_nodes", "large_nodes"):
             n = getattr(self, name)
             if self.fg_edges > n * (n - 1):
-                raise ValueError(f"fg_edges ({self.fg_edges}) must fit in the {n * (n - 1)} "
-                                 f"ordered pairs of {name} ({n})")  # fmt: skip
+                raise ValueError(
+                    f"fg_edges ({self.fg_edges}) must fit in the {n * (n - 1)} "
+                    f"ordered pairs of {name} ({n})"
+                )
         if self.pad_to is not None and self.pad_to < max(self.small_nodes, self.large_nodes):
             raise ValueError(f"pad_to ({self.pad_to}) must hold the largest graph")
         return self
@@ -95,8 +100,9 @@ def graphs(p: RelationParams, count: int, w: tuple, rng: np.random.Generator, tr
     c, r, width = p.classes, p.predicates, p.width
     x = np.zeros((count, width * width, 2 * c + p.dim + 1), dtype=np.float32)
     y = np.full((count, width * width), IGNORE, dtype=np.int64)
-    typical_n, diverse_n = ((p.large_nodes, p.small_nodes) if p.swap
-                            else (p.small_nodes, p.large_nodes))  # fmt: skip
+    typical_n, diverse_n = (
+        (p.large_nodes, p.small_nodes) if p.swap else (p.small_nodes, p.large_nodes)
+    )
     for g in range(count):
         typical = rng.random() < p.typical_share
         n = typical_n if typical else diverse_n
@@ -127,9 +133,18 @@ def graphs(p: RelationParams, count: int, w: tuple, rng: np.random.Generator, tr
     RelationParams,
     papers=(94,),
     family="graphs",
-    tiny={"classes": 3, "predicates": 2, "dim": 2, "small_nodes": 3, "large_nodes": 5,
-          "fg_edges": 3, "n_train": 40, "n_val": 10, "n_test": 10},
-)  # fmt: skip
+    tiny={
+        "classes": 3,
+        "predicates": 2,
+        "dim": 2,
+        "small_nodes": 3,
+        "large_nodes": 5,
+        "fg_edges": 3,
+        "n_train": 40,
+        "n_val": 10,
+        "n_test": 10,
+    },
+)
 def relation_graphs(params: RelationParams, data_seed: int) -> TaskData:
     """Synthetic scene graphs: dense graphs of frequent compositions, sparse graphs of rare ones
     (Knyazev et al., #94)."""
@@ -142,6 +157,7 @@ def relation_graphs(params: RelationParams, data_seed: int) -> TaskData:
         n_outputs=params.predicates + 1,
         input_shape=(params.width**2, 2 * params.classes + params.dim + 1),
         extra={"layout": "relation_pairs", "classes": params.classes},
-    )  # fmt: skip
-    return TaskData({"main": Split(x_tr, y_tr)}, {"main": Split(x_va, y_va)},
-                    {"main": Split(x_te, y_te)}, info)  # fmt: skip
+    )
+    return TaskData(
+        {"main": Split(x_tr, y_tr)}, {"main": Split(x_va, y_va)}, {"main": Split(x_te, y_te)}, info
+    )

@@ -30,9 +30,15 @@ from genlab.tasks.scan_splits import ADDPRIM, SPLITS, required_templates, split_
 from genlab.tasks.seq2seq_common import FIRST, pack_pairs, seq2seq_info
 
 SplitName = Literal[
-    "simple", "length", "addprim_jump", "addprim_turn_left",
-    "jump_around_right", "around_right", "opposite_right", "right",
-]  # fmt: skip
+    "simple",
+    "length",
+    "addprim_jump",
+    "addprim_turn_left",
+    "jump_around_right",
+    "around_right",
+    "opposite_right",
+    "right",
+]
 Template = Literal["plain", "direction", "opposite", "around"]
 MAX_COMMANDS = 1_000_000  # every command is enumerated: 32 primitives with every form make 952k
 
@@ -96,9 +102,12 @@ def _subsample(cmds: list[str], n: int | None, rng: np.random.Generator) -> list
 
 
 @TASKS.register(
-    "scan", ScanParams, papers=(54, 57, 63), family="compositional",
+    "scan",
+    ScanParams,
+    papers=(54, 57, 63),
+    family="compositional",
     tiny={"n_val": 50, "n_train": 1000, "n_test": 200},
-)  # fmt: skip
+)
 def scan(params: ScanParams, data_seed: int) -> TaskData:
     """SCAN commands -> action sequences, standard splits (Lake & Baroni 2018; #54, #57, #63)."""
     grammar = params.grammar()
@@ -133,9 +142,13 @@ def scan(params: ScanParams, data_seed: int) -> TaskData:
 
     meta = {"split": params.split}
     info = seq2seq_info(
-        len(vocab) + FIRST, src_len, tgt_len, chance=0.0,
-        vocab=list(vocab), n_actions=len(grammar.actions),
-    )  # fmt: skip
+        len(vocab) + FIRST,
+        src_len,
+        tgt_len,
+        chance=0.0,
+        vocab=list(vocab),
+        n_actions=len(grammar.actions),
+    )
     return TaskData(
         train={"main": encode(rows, meta)},
         val={"main": encode(val, meta)} if val else {},

@@ -113,9 +113,12 @@ def pack(rows: list, src_len: int, tgt_len: int, meta: dict) -> Split:
 
 
 @TASKS.register(
-    "scan_icl", ScanICLParams, papers=(57,), family="compositional",
+    "scan_icl",
+    ScanICLParams,
+    papers=(57,),
+    family="compositional",
     tiny={"n_demos": 2, "n_train": 300, "n_val": 30, "n_test": 50},
-)  # fmt: skip
+)
 def scan_icl(params: ScanICLParams, data_seed: int) -> TaskData:
     """SCAN episodes of demonstrations and a query, action tokens permuted (Han & Padó, #57)."""
     grammar = Grammar()

@@ -24,9 +24,15 @@ import numpy as np
 from genlab.tasks.scan_grammar import Grammar, interpret
 
 SPLITS = (
-    "simple", "length", "addprim_jump", "addprim_turn_left",
-    "jump_around_right", "around_right", "opposite_right", "right",
-)  # fmt: skip
+    "simple",
+    "length",
+    "addprim_jump",
+    "addprim_turn_left",
+    "jump_around_right",
+    "around_right",
+    "opposite_right",
+    "right",
+)
 LENGTH_CUT = 22
 TEMPLATE_FORM = {"around_right": "around", "opposite_right": "opposite", "right": "direction"}
 ADDPRIM = {"addprim_jump": "jump", "addprim_turn_left": "turn left"}

@@ -63,7 +63,12 @@ def seq2seq_info(vocab_size: int, src_len: int, tgt_len: int, chance: float, **e
         seq_len=src_len + tgt_len,
         chance=chance,
         extra={
-            "layout": "seq2seq", "src_len": src_len, "max_length": src_len + tgt_len,
-            "bos": BOS, "eos": EOS, "pad": PAD, **extra,
+            "layout": "seq2seq",
+            "src_len": src_len,
+            "max_length": src_len + tgt_len,
+            "bos": BOS,
+            "eos": EOS,
+            "pad": PAD,
+            **extra,
         },
-    )  # fmt: skip
+    )

@@ -121,10 +121,11 @@ def seq_sort_hint(params: SeqSortHintParams, data_seed: int) -> TaskData:
     val = {"main": _split(rng, params, draw(params.n_val), meta, False)} if params.n_val else {}
     test_rng = np.random.default_rng([data_seed, 1])  # the same test sets with and without hints
     test = {
-        split_name(n): _split(test_rng, params, np.full(params.n_test, n), {**meta, "length": n},
-                              hint=False)
+        split_name(n): _split(
+            test_rng, params, np.full(params.n_test, n), {**meta, "length": n}, hint=False
+        )
         for n in length_grid(lo, params.test_max, params.n_test_lengths)
-    }  # fmt: skip
+    }
     longest = max(s.x.shape[1] for s in [main, *test.values()])
     n_tokens = FIRST + params.alphabet_size
     info = TaskInfo(

@@ -98,8 +98,10 @@ def example(a: list[int], b: list[int], fmt: str, hint0: int = 0) -> tuple[list[
     width = len(a) + len(b)
     p = digits_of(value_of(a) * value_of(b), width)
     if fmt == "scratchpad":
-        return next_token(render(a, "reversed") + [TIMES] + render(b, "reversed") + [EQ],
-                          scratchpad(a, b) + [ANS] + render(p, "reversed"))  # fmt: skip
+        return next_token(
+            render(a, "reversed") + [TIMES] + render(b, "reversed") + [EQ],
+            scratchpad(a, b) + [ANS] + render(p, "reversed"),
+        )
     if fmt == "turing":
         if len(b) != 1:
             raise ValueError("the turing format multiplies by one digit")

@@ -61,9 +61,11 @@ def seq_parity(params: ParityParams, data_seed: int) -> TaskData:
     """Parity of a bit string, direct or with a scratchpad of running parities (Anil et al., #46)."""
     rng = np.random.default_rng(data_seed)
     train, val, test = length_splits(
-        params, rng, lambda lengths, meta: _split(params, rng, lengths, meta),
+        params,
+        rng,
+        lambda lengths, meta: _split(params, rng, lengths, meta),
         {"format": params.format},
-    )  # fmt: skip
+    )
     longest = max(s.x.shape[1] for s in [*train.values(), *test.values()])
     info = TaskInfo(
         kind="sequence",

@@ -29,10 +29,18 @@ from genlab.tasks import TASKS
 from genlab.tasks.combos import ComboParams, combination_split
 
 SIZE = 16
-PALETTE = np.array([
-    [1.0, 0.1, 0.1], [0.1, 0.9, 0.1], [0.15, 0.3, 1.0], [1.0, 1.0, 0.1],
-    [1.0, 0.1, 1.0], [0.1, 1.0, 1.0], [1.0, 0.55, 0.0], [0.9, 0.9, 0.9],
-])  # fmt: skip
+PALETTE = np.array(
+    [
+        [1.0, 0.1, 0.1],
+        [0.1, 0.9, 0.1],
+        [0.15, 0.3, 1.0],
+        [1.0, 1.0, 0.1],
+        [1.0, 0.1, 1.0],
+        [0.1, 1.0, 1.0],
+        [1.0, 0.55, 0.0],
+        [0.9, 0.9, 0.9],
+    ]
+)
 SCALES = (3.5, 5.0, 6.5)  # half-extent in pixels of the small, medium and large sizes
 
 
@@ -40,22 +48,27 @@ def _masks(u: np.ndarray, v: np.ndarray) -> np.ndarray:
     """The 8 shapes on normalised coordinates ``u, v`` (shape ``(N, H, W)``) -> ``(8, N, H, W)``:
     square, disc, triangle, diamond, plus, cross, ring, horizontal bar."""
     r2, m = u**2 + v**2, np.maximum(abs(u), abs(v))
-    return np.stack([
-        m <= 0.8,
-        r2 <= 0.8,
-        (v >= -0.8) & (v <= 0.8) & (abs(u) <= (v + 0.8) / 2),
-        abs(u) + abs(v) <= 0.95,
-        ((abs(u) <= 0.3) | (abs(v) <= 0.3)) & (m <= 0.95),
-        ((abs(u - v) <= 0.4) | (abs(u + v) <= 0.4)) & (m <= 0.95),
-        (r2 >= 0.3) & (r2 <= 0.95),
-        (abs(v) <= 0.35) & (abs(u) <= 0.95),
-    ])  # fmt: skip
+    return np.stack(
+        [
+            m <= 0.8,
+            r2 <= 0.8,
+            (v >= -0.8) & (v <= 0.8) & (abs(u) <= (v + 0.8) / 2),
+            abs(u) + abs(v) <= 0.95,
+            ((abs(u) <= 0.3) | (abs(v) <= 0.3)) & (m <= 0.95),
+            ((abs(u - v) <= 0.4) | (abs(u + v) <= 0.4)) & (m <= 0.95),
+            (r2 >= 0.3) & (r2 <= 0.95),
+            (abs(v) <= 0.35) & (abs(u) <= 0.95),
+        ]
+    )
 
 
 def render(
-    combos: np.ndarray, rng: np.random.Generator, paint: np.ndarray | None = None,
-    jitter: float = 1.5, noise: float = 0.05,
-) -> torch.Tensor:  # fmt: skip
+    combos: np.ndarray,
+    rng: np.random.Generator,
+    paint: np.ndarray | None = None,
+    jitter: float = 1.5,
+    noise: float = 0.05,
+) -> torch.Tensor:
     """Images ``(N, 3, 16, 16)`` for rows ``(shape, colour[, size])`` of ``combos``; ``paint``
     ``(n_shapes, n_colors)`` maps a shape's colour value to its palette entry (default: itself)."""
     n = len(combos)
@@ -93,8 +106,11 @@ def comp_shapes(params: ShapesParams, data_seed: int) -> TaskData:
     rng = np.random.default_rng(data_seed)
     sizes = params.split_sizes()
     trained, held = combination_split(sizes, params.coverage, rng)
-    paint = (np.stack([rng.permutation(params.n_colors) for _ in range(params.n_shapes)])
-             if params.entangled else None)  # fmt: skip
+    paint = (
+        np.stack([rng.permutation(params.n_colors) for _ in range(params.n_shapes)])
+        if params.entangled
+        else None
+    )
 
     def split(combos: np.ndarray, k: int, meta: dict) -> Split:
         rows = np.repeat(combos, k, axis=0)
@@ -105,8 +121,10 @@ def comp_shapes(params: ShapesParams, data_seed: int) -> TaskData:
     val = {"main": split(trained, params.n_val, {})} if params.n_val else {}
     test = {"heldout": split(held, params.n_test, {"combos": len(held), "shift": "heldout"})}
     info = TaskInfo(
-        kind="sequence", n_outputs=max(sizes), input_shape=(3, SIZE, SIZE),
+        kind="sequence",
+        n_outputs=max(sizes),
+        input_shape=(3, SIZE, SIZE),
         chance=float(np.prod([1 / s for s in sizes])),
         extra={"attributes": list(sizes), "coverage": len(trained) / int(np.prod(sizes))},
-    )  # fmt: skip
+    )
     return TaskData(train, val, test, info)

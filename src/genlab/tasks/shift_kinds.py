@@ -36,9 +36,10 @@ class ShiftKindsParams(Params):
 
     image_shift: float = Field(1.0, ge=0, le=2, description="strength of the image factors")
     image_factors: list[str] = Field(
-        default_factory=lambda: ["rotate", "translate"], min_length=1,
+        default_factory=lambda: ["rotate", "translate"],
+        min_length=1,
         description=f"factor_digits factors of the image shift ({', '.join(FACTORS)})",
-    )  # fmt: skip
+    )
     label_shift: float = Field(
         0.3, ge=0, le=1, description="share of the 10 classes the target convention renames"
     )
@@ -65,8 +66,13 @@ def target_convention(label_shift: float, gen: torch.Generator, classes: int = 1
     return names
 
 
-@TASKS.register("shift_kinds_digits", ShiftKindsParams, papers=(105,), family="domain-shift",
-                tiny={"test_fraction": 0.04})  # fmt: skip
+@TASKS.register(
+    "shift_kinds_digits",
+    ShiftKindsParams,
+    papers=(105,),
+    family="domain-shift",
+    tiny={"test_fraction": 0.04},
+)
 def shift_kinds_digits(params: ShiftKindsParams, data_seed: int) -> TaskData:
     """Source digits; one held-out set clean, image-shifted and label-shifted (#105)."""
     images, y = load_digits_tensors()
@@ -83,10 +89,22 @@ def shift_kinds_digits(params: ShiftKindsParams, data_seed: int) -> TaskData:
     test = {
         "clean": Split(x[held], y[held], {"env": "clean", "shift": "none"}),
         "image": Split(shifted, y[held], {"env": "image", "shift": "covariate"}),
-        "label": Split(x[held], names[y[held]], {"env": "label", "shift": "label",
-                                                 "renamed": int((names != torch.arange(10)).sum())}),
-    }  # fmt: skip
-    info = TaskInfo(kind="classification", n_outputs=10, input_shape=(1, 16, 16), chance=0.1,
-                    extra={"envs": ["train"], "train_envs": ["train"], "test_envs": list(test)})  # fmt: skip
-    return TaskData({"train": Split(x[train], y[train], {"env": "train"})},
-                    {"train": Split(x[val], y[val], {"env": "train"})}, test, info)  # fmt: skip
+        "label": Split(
+            x[held],
+            names[y[held]],
+            {"env": "label", "shift": "label", "renamed": int((names != torch.arange(10)).sum())},
+        ),
+    }
+    info = TaskInfo(
+        kind="classification",
+        n_outputs=10,
+        input_shape=(1, 16, 16),
+        chance=0.1,
+        extra={"envs": ["train"], "train_envs": ["train"], "test_envs": list(test)},
+    )
+    return TaskData(
+        {"train": Split(x[train], y[train], {"env": "train"})},
+        {"train": Split(x[val], y[val], {"env": "train"})},
+        test,
+        info,
+    )

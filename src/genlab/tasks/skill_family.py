@@ -40,8 +40,10 @@ class SkillFamilyParams(Params):
     @model_validator(mode="after")
     def _task_exists(self) -> SkillFamilyParams:
         if self.task >= self.n_upstream + self.n_unseen:
-            raise ValueError(f"task must be < n_upstream + n_unseen = "
-                             f"{self.n_upstream + self.n_unseen}, got {self.task}")  # fmt: skip
+            raise ValueError(
+                f"task must be < n_upstream + n_unseen = "
+                f"{self.n_upstream + self.n_unseen}, got {self.task}"
+            )
         return self
 
 
@@ -50,8 +52,11 @@ def readout(p: SkillFamilyParams) -> tuple[torch.Tensor, torch.Tensor]:
     g = torch.Generator().manual_seed(10_007 + p.family_seed)
     u = torch.randn(p.hidden, p.dim, generator=g) / p.dim**0.5
     w0 = torch.randn(p.classes, p.hidden, generator=g) / p.hidden**0.5
-    skills = [torch.outer(torch.randn(p.classes, generator=g), torch.randn(p.hidden, generator=g))
-              / p.hidden**0.5 for _ in range(p.n_upstream)]  # fmt: skip
+    skills = [
+        torch.outer(torch.randn(p.classes, generator=g), torch.randn(p.hidden, generator=g))
+        / p.hidden**0.5
+        for _ in range(p.n_upstream)
+    ]
     pairs = [torch.randperm(p.n_upstream, generator=g)[:2].tolist() for _ in range(p.n_unseen)]
     if p.task < 0:
         used: list[int] = []
@@ -66,8 +71,13 @@ def _shots(y: torch.Tensor, k: int, classes: int) -> torch.Tensor:
     return torch.cat([torch.nonzero(y == c).flatten()[:k] for c in range(classes)])
 
 
-@TASKS.register("skill_family", SkillFamilyParams, papers=(2,), family="modular",
-                tiny={"train_size": 200, "test_size": 200})  # fmt: skip
+@TASKS.register(
+    "skill_family",
+    SkillFamilyParams,
+    papers=(2,),
+    family="modular",
+    tiny={"train_size": 200, "test_size": 200},
+)
 def skill_family(params: SkillFamilyParams, data_seed: int) -> TaskData:
     """One task of the skill family (see the module docstring)."""
     u, w = readout(params)
@@ -81,7 +91,11 @@ def skill_family(params: SkillFamilyParams, data_seed: int) -> TaskData:
         keep = _shots(y_tr, params.shots, params.classes)
         x_tr, y_tr = x_tr[keep], y_tr[keep]
     family = params.model_dump(exclude={"task", "shots", "train_size", "test_size"})
-    info = TaskInfo("classification", params.classes, (params.dim,),
-                    chance=float(torch.bincount(y[te], minlength=params.classes).max()) / len(y[te]),
-                    extra={"family": family, "task": params.task})  # fmt: skip
+    info = TaskInfo(
+        "classification",
+        params.classes,
+        (params.dim,),
+        chance=float(torch.bincount(y[te], minlength=params.classes).max()) / len(y[te]),
+        extra={"family": family, "task": params.task},
+    )
     return TaskData({"main": Split(x_tr, y_tr)}, {}, {"heldout": Split(x[te], y[te])}, info)

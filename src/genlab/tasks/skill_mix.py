@@ -20,8 +20,16 @@ from genlab.registry import Params
 from genlab.tasks import TASKS
 from genlab.tasks.seq2seq_common import FIRST, pack_pairs, seq2seq_info
 
-SKILLS = ("reverse", "rotate_left", "rotate_right", "shift_up", "shift_down", "sort", "swap_ends",
-          "letter_map")  # fmt: skip
+SKILLS = (
+    "reverse",
+    "rotate_left",
+    "rotate_right",
+    "shift_up",
+    "shift_down",
+    "sort",
+    "swap_ends",
+    "letter_map",
+)
 SEP = FIRST
 
 
@@ -69,9 +77,12 @@ class SkillMixParams(Params):
 
 
 @TASKS.register(
-    "skill_mix", SkillMixParams, papers=(56,), family="compositional",
+    "skill_mix",
+    SkillMixParams,
+    papers=(56,),
+    family="compositional",
     tiny={"n_train": 500, "n_val": 50, "n_test": 50},
-)  # fmt: skip
+)
 def skill_mix(params: SkillMixParams, data_seed: int) -> TaskData:
     """Compositions of k string skills; test larger k and held-out skills (Zhao et al., #56)."""
     rng = np.random.default_rng(data_seed)
@@ -111,14 +122,21 @@ def skill_mix(params: SkillMixParams, data_seed: int) -> TaskData:
     train = {"main": rows(params.n_train, train_draw, {})}
     val = {"main": rows(params.n_val, train_draw, {})} if params.n_val else {}
     test = {
-        f"k{k}": rows(params.n_test, lambda k=k: [known[i] for i in rng.integers(0, len(known), k)],
-                      {"k": k, "shift": f"k{k}"})
+        f"k{k}": rows(
+            params.n_test,
+            lambda k=k: [known[i] for i in rng.integers(0, len(known), k)],
+            {"k": k, "shift": f"k{k}"},
+        )
         for k in params.test_k
-    }  # fmt: skip
+    }
     if held:
         test["heldout_skill"] = rows(params.n_test, held_draw, {"shift": "heldout_skill"})
     info = seq2seq_info(
-        letter0 + params.alphabet, max_k + 1 + params.length, params.length + 1, chance=0.0,
-        skills=skills, heldout=held,
-    )  # fmt: skip
+        letter0 + params.alphabet,
+        max_k + 1 + params.length,
+        params.length + 1,
+        chance=0.0,
+        skills=skills,
+        heldout=held,
+    )
     return TaskData(train, val, test, info)

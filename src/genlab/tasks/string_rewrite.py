@@ -106,16 +106,24 @@ def _rows(p, rng, rules: list[tuple], which: np.ndarray, meta: dict) -> Split:  
     for r in which:
         x, y = rules[r]
         z = _input(p, rng, x)
-        src.append([LETTER + c for c in x] + [ARROW] + [LETTER + c for c in y] + [SEP]
-                   + [LETTER + c for c in z])  # fmt: skip
+        src.append(
+            [LETTER + c for c in x]
+            + [ARROW]
+            + [LETTER + c for c in y]
+            + [SEP]
+            + [LETTER + c for c in z]
+        )
         tgt.append([LETTER + c for c in rewrite(z, list(x), list(y))])
     return pack_pairs(src, tgt, *_widths(p), meta)
 
 
 @TASKS.register(
-    "string_rewrite", RewriteParams, papers=(70,), family="compositional",
+    "string_rewrite",
+    RewriteParams,
+    papers=(70,),
+    family="compositional",
     tiny={"n_rules": 10, "per_rule": 30, "n_val": 50, "n_test_rules": 10, "n_test": 100},
-)  # fmt: skip
+)
 def string_rewrite(params: RewriteParams, data_seed: int) -> TaskData:
     """Replace-the-leftmost rewrite rules; test on unseen rules (Zhang, Wang & Charton, #70)."""
     rng = np.random.default_rng(data_seed)

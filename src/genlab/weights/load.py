@@ -144,8 +144,9 @@ def head_of(model: nn.Module) -> tuple[str, nn.Module]:
 
 
 def _init_key(spec: RunSpec) -> str:
-    text = json.dumps({"model": spec.model.model_dump(mode="json"), "seed": spec.seed},
-                      sort_keys=True)  # fmt: skip
+    text = json.dumps(
+        {"model": spec.model.model_dump(mode="json"), "seed": spec.seed}, sort_keys=True
+    )
     return "init:" + hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

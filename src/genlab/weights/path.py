@@ -105,16 +105,25 @@ def interpolation_path(
     return path_scores(model, sa, sb, lambdas, data, bn, shared)
 
 
-def path_scores(model: nn.Module, sa: State, sb: State, lambdas: list[float], data: TaskData,
-                bn: str = "interpolate", shared: str = "") -> PathResult:  # fmt: skip
+def path_scores(
+    model: nn.Module,
+    sa: State,
+    sb: State,
+    lambdas: list[float],
+    data: TaskData,
+    bn: str = "interpolate",
+    shared: str = "",
+) -> PathResult:
     """Accuracy and loss per split of ``model`` loaded with ``interpolate(sa, sb, lam)`` at each
     ``lam``, with every example's correctness."""
     rows, kept = [], {}
     for lam in lambdas:
-        for name, (ok, loss) in scores(evaluate_state(model, interpolate(sa, sb, lam), data, bn),
-                                       data).items():  # fmt: skip
-            rows.append({"lam": lam, "split": name, "accuracy": ok.float().mean().item(),
-                         "loss": loss})  # fmt: skip
+        for name, (ok, loss) in scores(
+            evaluate_state(model, interpolate(sa, sb, lam), data, bn), data
+        ).items():
+            rows.append(
+                {"lam": lam, "split": name, "accuracy": ok.float().mean().item(), "loss": loss}
+            )
             kept.setdefault(name, []).append(ok)
     table = pd.DataFrame(rows)
     return PathResult(list(lambdas), table, {k: torch.stack(v) for k, v in kept.items()}, shared)

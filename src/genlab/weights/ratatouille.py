@@ -51,8 +51,13 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 
 def from_run(template: dict[str, Any], task: dict[str, Any], parent: str, **model: Any) -> RunSpec:
     """``template`` (steps, optimizer, ...) on ``task`` with ``model = from_run(parent, ...)``."""
-    return parse_spec({**template, "task": task,
-                       "model": {"name": "from_run", "params": {"run": parent, **model}}})  # fmt: skip
+    return parse_spec(
+        {
+            **template,
+            "task": task,
+            "model": {"name": "from_run", "params": {"run": parent, **model}},
+        }
+    )
 
 
 def ratatouille_plan(
@@ -73,21 +78,33 @@ def ratatouille_plan(
     strip = {k: v for k, v in probe.items() if k != "task"}
     lp_target = from_run(strip, target["task"], p, head="new", freeze="features")
     lp_aux = [from_run(strip, t, p, head="new", freeze="features") for t in aux_tasks]
-    aux_runs = [from_run({k: v for k, v in aux.items() if k != "task"}, t, p, head="run",
-                         head_run=lp.run_id) for t, lp in zip(aux_tasks, lp_aux, strict=True)]  # fmt: skip
+    aux_runs = [
+        from_run(
+            {k: v for k, v in aux.items() if k != "task"}, t, p, head="run", head_run=lp.run_id
+        )
+        for t, lp in zip(aux_tasks, lp_aux, strict=True)
+    ]
 
     def tgt(parent: str, h: dict[str, Any]) -> RunSpec:
         t = _merge(target, h)
-        return from_run({k: v for k, v in t.items() if k != "task"}, t["task"], parent,
-                        head="run", head_run=lp_target.run_id)  # fmt: skip
+        return from_run(
+            {k: v for k, v in t.items() if k != "task"},
+            t["task"],
+            parent,
+            head="run",
+            head_run=lp_target.run_id,
+        )
 
     soup = [tgt(p, h) for h in hparams]
     rat = [tgt(a.run_id, hparams[i % len(hparams)]) for i, a in enumerate(aux_runs)]
     return Plan(
         stages=[[base], [lp_target, *lp_aux], aux_runs, [*soup, *rat]],
-        groups={"soup": [s.run_id for s in soup], "ratatouille": [s.run_id for s in rat],
-                "lp": [lp_target.run_id]},
-    )  # fmt: skip
+        groups={
+            "soup": [s.run_id for s in soup],
+            "ratatouille": [s.run_id for s in rat],
+            "lp": [lp_target.run_id],
+        },
+    )
 
 
 def run_plan(plan: Plan, store: Store, execute: Executor, progress: bool = False) -> None:

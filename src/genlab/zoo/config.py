@@ -29,9 +29,14 @@ HYPERPARAMS: dict[str, tuple[Any, ...]] = {
     "label_noise": (0.0, 0.1, 0.3),
 }
 FIXED: dict[str, Any] = {
-    "width": 128, "depth": 2, "lr": 1e-3, "batch_size": 128, "weight_decay": 0.0,
-    "dropout": 0.0, "label_noise": 0.0,
-}  # fmt: skip
+    "width": 128,
+    "depth": 2,
+    "lr": 1e-3,
+    "batch_size": 128,
+    "weight_decay": 0.0,
+    "dropout": 0.0,
+    "label_noise": 0.0,
+}
 DEFAULT_PROBES = ("gwa", "coherence", "sharpness", "margins", "weight_norm")
 
 
@@ -78,9 +83,15 @@ class ZooConfig(Params):
 
 
 # where each hyperparameter lives in a spec (``genlab.design`` override paths)
-PATHS = {"width": "model.params.width", "depth": "model.params.depth", "lr": "optimizer.lr",
-         "batch_size": "batch_size", "weight_decay": "optimizer.weight_decay",
-         "dropout": "model.params.dropout", "label_noise": "task.params.label_noise"}  # fmt: skip
+PATHS = {
+    "width": "model.params.width",
+    "depth": "model.params.depth",
+    "lr": "optimizer.lr",
+    "batch_size": "batch_size",
+    "weight_decay": "optimizer.weight_decay",
+    "dropout": "model.params.dropout",
+    "label_noise": "task.params.label_noise",
+}
 
 
 def grid(cfg: ZooConfig) -> list[dict[str, Any]]:
@@ -96,14 +107,19 @@ def base_spec(cfg: ZooConfig) -> dict[str, Any]:
     """The zoo's base run (an MLP on digits, AdamW, evaluated at the start and the end) before
     the hyperparameters of a model are set."""
     probes = [{"name": "accuracy"}, {"name": "loss"}]
-    probes += [{"name": p, "params": cfg.probe_params.get(p, {})}
-               for p in cfg.probes if p not in ("accuracy", "loss")]  # fmt: skip
+    probes += [
+        {"name": p, "params": cfg.probe_params.get(p, {})}
+        for p in cfg.probes
+        if p not in ("accuracy", "loss")
+    ]
     return {
         "task": {"name": "digits", "params": {"train_size": cfg.train_size}},
-        "model": {"name": "mlp", "params": {}}, "optimizer": {"name": "adamw"},
-        "steps": cfg.steps, "eval": {"every": cfg.steps, "log_points": 0, "probes": probes},
+        "model": {"name": "mlp", "params": {}},
+        "optimizer": {"name": "adamw"},
+        "steps": cfg.steps,
+        "eval": {"every": cfg.steps, "log_points": 0, "probes": probes},
         "checkpoint_every": max(cfg.steps, 1),
-    }  # fmt: skip
+    }
 
 
 def zoo_design(cfg: ZooConfig) -> Design:

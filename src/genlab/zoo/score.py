@@ -80,8 +80,16 @@ def rank_measures(measures: pd.DataFrame, gap: pd.Series, hps: pd.DataFrame) -> 
     for name in measures.columns:
         m = measures[name].to_numpy(dtype=float)
         tau, p = kendall_tau(m, g)
-        rows.append({"measure": name, "tau": tau, "p_value": p, "abs_tau": abs(tau),
-                     "cmi": cmi_score(m, g, hps), "models": int(np.isfinite(m).sum())})  # fmt: skip
+        rows.append(
+            {
+                "measure": name,
+                "tau": tau,
+                "p_value": p,
+                "abs_tau": abs(tau),
+                "cmi": cmi_score(m, g, hps),
+                "models": int(np.isfinite(m).sum()),
+            }
+        )
     table = pd.DataFrame(rows, columns=["measure", "tau", "p_value", "abs_tau", "cmi", "models"])
     return table.sort_values(["cmi", "abs_tau"], ascending=False, na_position="last").reset_index(
         drop=True

@@ -32,9 +32,13 @@ def continual_base(cfg: ContinualConfig) -> dict[str, Any]:
     """The ``cl-split-digits`` preset on ``cfg``'s scenario, width and budget (the learning rate
     is an axis: ``lr_axis``)."""
     base = load_spec_file("cl-split-digits")
-    base["task"]["params"].update(variant=cfg.variant, scenario=cfg.scenario,
-                                  experiences=cfg.experiences, max_angle=cfg.max_angle,
-                                  shots=cfg.shots)  # fmt: skip
+    base["task"]["params"].update(
+        variant=cfg.variant,
+        scenario=cfg.scenario,
+        experiences=cfg.experiences,
+        max_angle=cfg.max_angle,
+        shots=cfg.shots,
+    )
     base["model"]["params"]["width"] = cfg.width
     base["steps"] = cfg.steps
     return base
@@ -46,12 +50,16 @@ def _learned(m, first: int = 0) -> float:
 
 
 MEASURES = {
-    "avg_accuracy": Derived(lambda m: run_summary(m)["avg_accuracy"],
-                            "mean over experiences j of R[T-1, j] (Avalanche's stream accuracy)"),
-    "forgetting": Derived(lambda m: run_summary(m)["forgetting"],
-                          "mean over j < T-1 of R[j, j] - R[T-1, j] (Avalanche's forgetting)"),
+    "avg_accuracy": Derived(
+        lambda m: run_summary(m)["avg_accuracy"],
+        "mean over experiences j of R[T-1, j] (Avalanche's stream accuracy)",
+    ),
+    "forgetting": Derived(
+        lambda m: run_summary(m)["forgetting"],
+        "mean over j < T-1 of R[j, j] - R[T-1, j] (Avalanche's forgetting)",
+    ),
     "learned": Derived(_learned, "mean over j of R[j, j]: each experience just after learning it"),
-}  # fmt: skip
+}
 
 
 INCOMING = Derived(

@@ -55,8 +55,9 @@ class FastSlow(Claim):
     """Fast/slow weights beat fine-tune and EWC on a few-shot sequence (Wang et al.; #95)."""
 
     id = "cl.fast_slow"
-    papers = (Ref(95, "Wang et al. 2021", "Few-shot continual learning: a brain-inspired "
-                  "approach"),)  # fmt: skip
+    papers = (
+        Ref(95, "Wang et al. 2021", "Few-shot continual learning: a brain-inspired approach"),
+    )
     statement = (
         "On a 5-shot sequence of 5 permuted-digits experiences, genlab's reading of fast/slow "
         "weights (EWC-consolidated fast weights restarted from Reptile-averaged slow weights) "
@@ -65,8 +66,7 @@ class FastSlow(Claim):
         "each paired difference over 5 seeds has its 95% CI above 0 and an estimate >= 0.02."
     )
     Config = FastSlowConfig
-    budgets = {"smoke": {"steps": 500, "seeds": 3, "lrs": [1e-3], "lambdas": [100.0]},
-               "full": {}}  # fmt: skip
+    budgets = {"smoke": {"steps": 500, "seeds": 3, "lrs": [1e-3], "lambdas": [100.0]}, "full": {}}
     measures = {**MEASURES, "incoming": INCOMING}
     replicates = ("seed", "data_seed", "lr", "lam")  # guards see each method over its grid
     fit = Fit("learned", 0.7)
@@ -79,23 +79,28 @@ class FastSlow(Claim):
     )
     controls = {
         "negative": Control(
-            {"variant": "rotated", "max_angle": 0.0}, "not reproduced",
+            {"variant": "rotated", "max_angle": 0.0},
+            "not reproduced",
             "five draws of the same task: nothing is forgotten and nothing new is learned from "
-            "the shots, so consolidation has nothing to add to fine-tuning", slow=True),
-    }  # fmt: skip
+            "the shots, so consolidation has nothing to add to fine-tuning",
+            slow=True,
+        ),
+    }
 
     def arms(self, cfg: FastSlowConfig):
         base = continual_base(cfg)
         plain = {m: {"method": {"name": m}} for m in ("finetune", "joint")}
         lam = {lam: {"method.ewc_lambda": lam} for lam in cfg.lambdas}
-        consolidating = {"ewc": {"method": {"name": "ewc"}},
-                         "fast_slow": {"method": {"name": "fast_slow",
-                                                  "params": {"slow_rate": cfg.slow_rate}}}}  # fmt: skip
+        consolidating = {
+            "ewc": {"method": {"name": "ewc"}},
+            "fast_slow": {"method": {"name": "fast_slow", "params": {"slow_rate": cfg.slow_rate}}},
+        }
         return (
             Design(base, axes={"method": plain, "lam": {0.0: {}}, **lr_axis(cfg)}, seeds=cfg.seeds)
-            + Design(base, axes={"method": consolidating, "lam": lam, **lr_axis(cfg)},
-                     seeds=cfg.seeds)
-        ).expand()  # fmt: skip
+            + Design(
+                base, axes={"method": consolidating, "lam": lam, **lr_axis(cfg)}, seeds=cfg.seeds
+            )
+        ).expand()
 
     def synthetic(self, cfg: FastSlowConfig, arm: dict, case: Case) -> dict[str, float]:
         """Effect: fast/slow 0.50 average and 0.85 incoming accuracy against 0.45 and 0.80 for
@@ -104,8 +109,12 @@ class FastSlow(Claim):
         ours = arm["method"] == "fast_slow"
         gain = 0.05 if ours and case != "null" else 0.0
         learned = 0.6 if case == "unfit" and ours else 0.85
-        return {"avg_accuracy": 0.45 + gain, "forgetting": 0.1, "incoming": 0.80 + gain,
-                "learned": learned}  # fmt: skip
+        return {
+            "avg_accuracy": 0.45 + gain,
+            "forgetting": 0.1,
+            "incoming": 0.80 + gain,
+            "learned": learned,
+        }
 
     def decide(self, cfg: FastSlowConfig, table: pd.DataFrame) -> Decision:
         over = ("lam", "lr")
@@ -114,16 +123,26 @@ class FastSlow(Claim):
         ivs = []
         for name, t in (("average accuracy", acc), ("incoming few-shot accuracy", new)):
             rival = t[["finetune", "ewc"]].mean().idxmax()
-            ivs.append(Interval.of(f"{name}: fast_slow - {rival}", (t["fast_slow"] - t[rival])
-                                   .dropna().tolist(), smallest=cfg.smallest))  # fmt: skip
-        stats = {f"{k}_{m}": float(t[m].mean()) for k, t in (("avg", acc), ("incoming", new))
-                 for m in t.columns}  # fmt: skip
+            ivs.append(
+                Interval.of(
+                    f"{name}: fast_slow - {rival}",
+                    (t["fast_slow"] - t[rival]).dropna().tolist(),
+                    smallest=cfg.smallest,
+                )
+            )
+        stats = {
+            f"{k}_{m}": float(t[m].mean())
+            for k, t in (("avg", acc), ("incoming", new))
+            for m in t.columns
+        }
         stats.update(
             {f"{k}_{m}": float(v) for m, s in best.items() for k, v in zip(over, s, strict=True)}
         )
         arms = ", ".join(f"{m} {acc[m].mean():.3f} ({new[m].mean():.3f})" for m in acc.columns)
-        sentence = (f"Average accuracy (incoming few-shot accuracy), each method at its best "
-                    f"(lambda, lr): {arms}; {ivs[0].text()}; {ivs[1].text()}.")  # fmt: skip
+        sentence = (
+            f"Average accuracy (incoming few-shot accuracy), each method at its best "
+            f"(lambda, lr): {arms}; {ivs[0].text()}; {ivs[1].text()}."
+        )
         return Decision(combine([iv.verdict() for iv in ivs]), stats, sentence, tuple(ivs))
 
 

@@ -38,10 +38,15 @@ def spec(
         "task": {"name": task, "params": dict(task_params)},
         "model": {"name": model, "params": dict(model_params)},
         "optimizer": {"name": "adam", "lr": cfg.lr, "grad_clip": 5.0},
-        "steps": cfg.steps, "batch_size": cfg.batch_size, "checkpoint_every": cfg.steps,
-        "eval": {"every": max(1, cfg.steps // evals), "log_points": 0,
-                 "probes": [p if isinstance(p, dict) else {"name": p} for p in probes]},
-    }  # fmt: skip
+        "steps": cfg.steps,
+        "batch_size": cfg.batch_size,
+        "checkpoint_every": cfg.steps,
+        "eval": {
+            "every": max(1, cfg.steps // evals),
+            "log_points": 0,
+            "probes": [p if isinstance(p, dict) else {"name": p} for p in probes],
+        },
+    }
 
 
 def paired(table: pd.DataFrame, measure: str, hi: dict[str, Any], lo: dict[str, Any]):

@@ -88,9 +88,10 @@ class CreativityConfig(TrainConfig):
     max_r: float = Field(-0.2, lt=0, description="the U-N correlation must reach this")
     fit_level: float = Field(0.8, gt=0, le=1, description="utility at the lowest temperature")
     equal: Literal["compute", "width"] = Field(
-        "compute", description="equal compute (width shrinks with depth: the claim) or equal "
-        "width (every depth at the deepest model's width: the negative control)"
-    )  # fmt: skip
+        "compute",
+        description="equal compute (width shrinks with depth: the claim) or equal "
+        "width (every depth at the deepest model's width: the negative control)",
+    )
 
 
 class Creativity(Claim):
@@ -98,8 +99,13 @@ class Creativity(Claim):
     (#10)."""
 
     id = "comp.creativity"
-    papers = (Ref(10, "Schapiro et al. 2025", "Combinatorial Creativity: A New Frontier in "
-                  "Generalization Abilities"),)  # fmt: skip
+    papers = (
+        Ref(
+            10,
+            "Schapiro et al. 2025",
+            "Combinatorial Creativity: A New Frontier in Generalization Abilities",
+        ),
+    )
     statement = (
         "On a labelled concept graph, among decoder-only transformers of depth 1, 2, 4 and 8 at "
         "equal compute, the best interior depth beats both the 1- and the 8-layer model in "
@@ -117,9 +123,17 @@ class Creativity(Claim):
         "graph with ~0.2M-parameter models and one compute budget"
     )
     smoke_decides = False  # 2 seeds, and 150 steps fit no model
-    budgets = {"smoke": {"steps": 150, "n_train": 3000, "n_prompts": 100, "depths": (1, 2, 4),
-                         "width_at_1": 64, "seeds": 2},
-               "full": {"steps": 1000, "seeds": 3}}  # fmt: skip
+    budgets = {
+        "smoke": {
+            "steps": 150,
+            "n_train": 3000,
+            "n_prompts": 100,
+            "depths": (1, 2, 4),
+            "width_at_1": 64,
+            "seeds": 2,
+        },
+        "full": {"steps": 1000, "seeds": 3},
+    }
     measures = {
         **{f"u{tag(t)}": Final("test/prompts", f"utility_t{tag(t)}") for t in TEMPS},
         **{f"n{tag(t)}": Final("test/prompts", f"novelty_t{tag(t)}") for t in TEMPS},
@@ -129,19 +143,29 @@ class Creativity(Claim):
     floor = Floor("c1", 0.01)
     figure = ArmBars("c1", by="depth")
     controls = {
-        "negative": Control({"equal": "width"}, "not reproduced",
-                            "every depth at the deepest model's width (44) instead of equal "
-                            "compute: no width is traded for depth, each layer only adds compute, "
-                            "so by the paper's account (an optimal depth exists for a fixed "
-                            "compute budget) no interior depth can beat the deepest, most "
-                            "computed model by 0.01. Trains depths 1, 2, 4 anew (the 8-layer "
-                            "arm is the claim's)", budget="full", heavy=True),
-        "positive": Control({"depths": (1, 2, 4, 8, 16)}, "reproduced",
-                            "the depth line extended to a 16-layer model at the same compute "
-                            "(width 32): a more extreme deep-narrow end, which by the paper's "
-                            "account must fall further below the interior optimum; the claim's "
-                            "12 runs plus 3 of depth 16", budget="full", heavy=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"equal": "width"},
+            "not reproduced",
+            "every depth at the deepest model's width (44) instead of equal "
+            "compute: no width is traded for depth, each layer only adds compute, "
+            "so by the paper's account (an optimal depth exists for a fixed "
+            "compute budget) no interior depth can beat the deepest, most "
+            "computed model by 0.01. Trains depths 1, 2, 4 anew (the 8-layer "
+            "arm is the claim's)",
+            budget="full",
+            heavy=True,
+        ),
+        "positive": Control(
+            {"depths": (1, 2, 4, 8, 16)},
+            "reproduced",
+            "the depth line extended to a 16-layer model at the same compute "
+            "(width 32): a more extreme deep-narrow end, which by the paper's "
+            "account must fall further below the interior optimum; the claim's "
+            "12 runs plus 3 of depth 16",
+            budget="full",
+            heavy=True,
+        ),
+    }
 
     def guards(self, cfg: CreativityConfig):
         """Fit: utility at the lowest temperature sampled; floor: creativity where judged."""
@@ -156,13 +180,22 @@ class Creativity(Claim):
         task = {**WALKS, "n_train": cfg.n_train, "n_test": cfg.n_prompts}
         # every run samples at every temperature of TEMPS (greedy included), so that the judged
         # ``temperatures`` (and the greedy control) reuse the same runs
-        probe = {"name": "creativity", "params": {"temperatures": list(TEMPS),
-                                                  "n_prompts": cfg.n_prompts}}  # fmt: skip
-        base = spec(cfg, "concept_walks", task, "transformer",
-                    {"d_model": cfg.width_at_1, "n_layers": 1, "n_heads": HEADS},
-                    ("accuracy", probe))  # fmt: skip
-        depth = {d: {"model.params.n_layers": d, "model.params.d_model": self.width(cfg, d)}
-                 for d in cfg.depths}  # fmt: skip
+        probe = {
+            "name": "creativity",
+            "params": {"temperatures": list(TEMPS), "n_prompts": cfg.n_prompts},
+        }
+        base = spec(
+            cfg,
+            "concept_walks",
+            task,
+            "transformer",
+            {"d_model": cfg.width_at_1, "n_layers": 1, "n_heads": HEADS},
+            ("accuracy", probe),
+        )
+        depth = {
+            d: {"model.params.n_layers": d, "model.params.d_model": self.width(cfg, d)}
+            for d in cfg.depths
+        }
         return Design(base, axes={"depth": depth}, seeds=cfg.seeds).expand()
 
     def synthetic(self, cfg: CreativityConfig, arm: dict, case: Case) -> dict[str, float]:
@@ -178,8 +211,11 @@ class Creativity(Claim):
         u0 = 0.5 if case == "unfit" and arm["depth"] == min(cfg.depths) else 0.9
         out = {}
         for t in TEMPS:
-            out |= {f"u{tag(t)}": u0 - 0.1 * t + du, f"n{tag(t)}": 0.05 + 0.1 * t + 0.01 * rank,
-                    f"c{tag(t)}": peak * t}  # fmt: skip
+            out |= {
+                f"u{tag(t)}": u0 - 0.1 * t + du,
+                f"n{tag(t)}": 0.05 + 0.1 * t + 0.01 * rank,
+                f"c{tag(t)}": peak * t,
+            }
         return out
 
     def correlations(self, cfg: CreativityConfig, table: pd.DataFrame) -> list[float]:
@@ -210,13 +246,19 @@ class Creativity(Claim):
         best = max(interior, key=lambda d: means.get(d, -math.inf))
         lo_gain = paired(table, c, {"depth": best}, {"depth": depths[0]})
         hi_gain = paired(table, c, {"depth": best}, {"depth": depths[-1]})
-        iv_lo = Interval.of(f"creativity: depth {best} - depth {depths[0]}", lo_gain,
-                            smallest=cfg.min_gain)  # fmt: skip
-        iv_hi = Interval.of(f"creativity: depth {best} - depth {depths[-1]}", hi_gain,
-                            smallest=cfg.min_gain)  # fmt: skip
+        iv_lo = Interval.of(
+            f"creativity: depth {best} - depth {depths[0]}", lo_gain, smallest=cfg.min_gain
+        )
+        iv_hi = Interval.of(
+            f"creativity: depth {best} - depth {depths[-1]}", hi_gain, smallest=cfg.min_gain
+        )
         rs = self.correlations(cfg, table)
-        iv_r = Interval.of("r(utility, novelty) across depths, within temperature", rs,
-                           smallest=cfg.max_r, above=False)  # fmt: skip
+        iv_r = Interval.of(
+            "r(utility, novelty) across depths, within temperature",
+            rs,
+            smallest=cfg.max_r,
+            above=False,
+        )
         ivs = [iv_lo, iv_hi, iv_r]
         stats = {"best_interior_depth": best, "r_utility_novelty": iv_r.estimate}
         per = []
@@ -225,12 +267,18 @@ class Creativity(Claim):
             parts = []
             for t in cfg.temperatures:
                 u, n, cc = (rows[f"{k}{tag(t)}"].mean() for k in "unc")
-                stats |= {f"utility_d{d}_t{tag(t)}": u, f"novelty_d{d}_t{tag(t)}": n,
-                          f"creativity_d{d}_t{tag(t)}": cc}  # fmt: skip
+                stats |= {
+                    f"utility_d{d}_t{tag(t)}": u,
+                    f"novelty_d{d}_t{tag(t)}": n,
+                    f"creativity_d{d}_t{tag(t)}": cc,
+                }
                 parts.append(f"T={tag(t)} U {u:.3f} N {n:.3f} C {cc:.3f}")
             per.append(f"depth {d} (d={self.width(cfg, d)}): " + ", ".join(parts))
-        sentence = (f"Means over {cfg.seeds} seeds: {'; '.join(per)}. "
-                    + "; ".join(iv.text() for iv in ivs) + ".")  # fmt: skip
+        sentence = (
+            f"Means over {cfg.seeds} seeds: {'; '.join(per)}. "
+            + "; ".join(iv.text() for iv in ivs)
+            + "."
+        )
         return Decision(combine([iv.verdict() for iv in ivs]), stats, sentence, ivs)
 
 

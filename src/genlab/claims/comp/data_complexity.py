@@ -65,17 +65,29 @@ TRANSFORMER = {"d_model": 64, "n_heads": 4, "enc_layers": 3, "dec_layers": 3}
 class ComplexityConfig(TrainConfig):
     lr: float = Field(3e-3, gt=0, description="peak Adam step (after the warm-up, then cosine)")
     primitives: tuple[int, int] = Field((4, 32), description="primitives: SCAN's, more")
-    repeats: tuple[int, int] = Field((1, 4), description="repetition part, at the most "
-                                     "primitives: times each distinct command appears")  # fmt: skip
-    base_repeat: int = Field(2, ge=1, description="complexity part: times each distinct command "
-                             "appears in both arms (n_train / base_repeat distinct)")  # fmt: skip
+    repeats: tuple[int, int] = Field(
+        (1, 4),
+        description="repetition part, at the most primitives: times each distinct command appears",
+    )
+    base_repeat: int = Field(
+        2,
+        ge=1,
+        description="complexity part: times each distinct command "
+        "appears in both arms (n_train / base_repeat distinct)",
+    )
     n_train: int = Field(3000, ge=1, description="training rows of every arm (without 'jump')")
     templates: tuple[str, ...] = Field(("plain", "direction"), description="SCAN phrase forms")
     n_test: int = Field(500, ge=1, description="jump commands decoded")
-    complexity: bool = Field(True, description="train and judge the complexity arms (the "
-                             "negative control, about repetition alone, leaves them out)")  # fmt: skip
-    distinct_fixed: bool = Field(False, description="the repeated arm keeps every distinct "
-                                 "command (n_train x repeat rows): the negative control")  # fmt: skip
+    complexity: bool = Field(
+        True,
+        description="train and judge the complexity arms (the "
+        "negative control, about repetition alone, leaves them out)",
+    )
+    distinct_fixed: bool = Field(
+        False,
+        description="the repeated arm keeps every distinct "
+        "command (n_train x repeat rows): the negative control",
+    )
     min_gain: float = Field(0.1, gt=0, description="complexity gain the claim states")
     min_cost: float = Field(0.05, gt=0, description="repetition cost the claim states")
 
@@ -84,8 +96,11 @@ class DataComplexity(Claim):
     """More primitives and less repetition raise SCAN add-jump exact match (#54)."""
 
     id = "comp.data_complexity"
-    papers = (Ref(54, "Zhou, Jiang & Bansal 2023",
-                  "Data factors for better compositional generalization"),)  # fmt: skip
+    papers = (
+        Ref(
+            54, "Zhou, Jiang & Bansal 2023", "Data factors for better compositional generalization"
+        ),
+    )
     statement = (
         "On SCAN's add-primitive jump split at a fixed number of training rows (3,000) and of "
         "distinct commands (1,500, each twice), a grammar with 32 primitives instead of SCAN's 4 "
@@ -103,39 +118,54 @@ class DataComplexity(Claim):
         "1,000 steps with greedy decoding (theirs: d = 128-scale models, 50k steps, beam search)"
     )
     smoke_decides = False  # 2 seeds, and 300 steps do not fit the repeated arm
-    budgets = {"smoke": {"steps": 300, "n_train": 1200, "n_test": 100, "seeds": 2},
-               "full": {"steps": 1000, "seeds": 3}}  # fmt: skip
-    measures = {"val": Final("val/main", "exact_match"),
-                "jump": Final("test/addprim_jump", "exact_match")}  # fmt: skip
+    budgets = {
+        "smoke": {"steps": 300, "n_train": 1200, "n_test": 100, "seeds": 2},
+        "full": {"steps": 1000, "seeds": 3},
+    }
+    measures = {
+        "val": Final("val/main", "exact_match"),
+        "jump": Final("test/addprim_jump", "exact_match"),
+    }
     fit = Fit("val", 0.9)
     floor = Floor("jump", 0.02)
     figure = ArmBars("jump", by=("primitives", "repeat"))
     controls = {
-        "negative": Control({"distinct_fixed": True, "complexity": False, "seeds": 10},
-                            "not reproduced",
-                            "repetition without fewer distinct commands (each command 4 times in "
-                            "4x the rows, the same steps): the arm sees the same commands as often "
-                            "as the unrepeated one, so by the paper's account (repetition hurts by "
-                            "cutting diversity) no cost. 10 seeds: an absence needs a CI below "
-                            "0.05, which 3 seeds did not give (cost 0.021 [-0.065, 0.106]). "
-                            "Only the repetition arms train (since issue #31): the control is "
-                            "about repetition alone",
-                            budget="full", heavy=True),
-        "positive": Control({"repeats": (1, 6)}, "reproduced",
-                            "each distinct command 6 times instead of 4 (500 distinct commands "
-                            "in the same 3,000 rows): a stronger dose of the repetition the "
-                            "paper says costs generalization, the complexity arms the claim's. "
-                            "Measured on Dec 1 under the design before issue #31 (the complexity "
-                            "arms unrepeated; --set 'repeats=[1,6]', full, 3 seeds): reproduced, "
-                            "the repeated arm at val 0.901, cost 0.072 [0.054, 0.090]; at 5 seeds "
-                            "(exploratory) the cost straddled 0 (0.002 [-0.152, 0.156], val "
-                            "0.890): a control near its fit guard",
-                            budget="full", heavy=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"distinct_fixed": True, "complexity": False, "seeds": 10},
+            "not reproduced",
+            "repetition without fewer distinct commands (each command 4 times in "
+            "4x the rows, the same steps): the arm sees the same commands as often "
+            "as the unrepeated one, so by the paper's account (repetition hurts by "
+            "cutting diversity) no cost. 10 seeds: an absence needs a CI below "
+            "0.05, which 3 seeds did not give (cost 0.021 [-0.065, 0.106]). "
+            "Only the repetition arms train (since issue #31): the control is "
+            "about repetition alone",
+            budget="full",
+            heavy=True,
+        ),
+        "positive": Control(
+            {"repeats": (1, 6)},
+            "reproduced",
+            "each distinct command 6 times instead of 4 (500 distinct commands "
+            "in the same 3,000 rows): a stronger dose of the repetition the "
+            "paper says costs generalization, the complexity arms the claim's. "
+            "Measured on Dec 1 under the design before issue #31 (the complexity "
+            "arms unrepeated; --set 'repeats=[1,6]', full, 3 seeds): reproduced, "
+            "the repeated arm at val 0.901, cost 0.072 [0.054, 0.090]; at 5 seeds "
+            "(exploratory) the cost straddled 0 (0.002 [-0.152, 0.156], val "
+            "0.890): a control near its fit guard",
+            budget="full",
+            heavy=True,
+        ),
+    }
 
     def arms(self, cfg: ComplexityConfig):
-        task = {"split": "addprim_jump", "n_val": 500, "n_test": cfg.n_test,
-                "templates": list(cfg.templates)}  # fmt: skip
+        task = {
+            "split": "addprim_jump",
+            "n_val": 500,
+            "n_test": cfg.n_test,
+            "templates": list(cfg.templates),
+        }
         base = spec(cfg, "scan", task, "seq2seq_transformer", TRANSFORMER, ("exact_match",))
         base["optimizer"].update(warmup_steps=min(100, cfg.steps // 10), decay="cosine")
         lo, hi = cfg.primitives
@@ -144,9 +174,13 @@ class DataComplexity(Claim):
         # complexity at fixed rows and distinct commands; repetition at the most primitives
         points = [(lo, b, cfg.n_train), (hi, b, cfg.n_train)] if cfg.complexity else []
         points += [(hi, r0, cfg.n_train), (hi, r, rows_r)]
-        rows = [({"primitives": p, "repeat": k},
-                 {"task.n_primitives": p, "task.repeat": k, "task.n_train": n})
-                for p, k, n in dict.fromkeys(points)]  # fmt: skip
+        rows = [
+            (
+                {"primitives": p, "repeat": k},
+                {"task.n_primitives": p, "task.repeat": k, "task.n_train": n},
+            )
+            for p, k, n in dict.fromkeys(points)
+        ]
         return Design(base, rows=rows, seeds=cfg.seeds).expand()
 
     def synthetic(self, cfg: ComplexityConfig, arm: dict, case: Case) -> dict[str, float]:
@@ -159,14 +193,22 @@ class DataComplexity(Claim):
 
     def decide(self, cfg: ComplexityConfig, table: pd.DataFrame) -> Decision:
         (lo, hi), (r0, r), b = cfg.primitives, cfg.repeats, cfg.base_repeat
-        gain = paired(table, "jump", {"primitives": hi, "repeat": b},
-                      {"primitives": lo, "repeat": b}) if cfg.complexity else []  # fmt: skip
-        cost = paired(table, "jump", {"primitives": hi, "repeat": r0},
-                      {"primitives": hi, "repeat": r})  # fmt: skip
-        iv_g = Interval.of(f"complexity gain ({hi} - {lo} primitives, each command x{b})", gain,
-                           smallest=cfg.min_gain)  # fmt: skip
-        iv_c = Interval.of(f"repetition cost (repeat {r0} - repeat {r})", cost,
-                           smallest=cfg.min_cost)  # fmt: skip
+        gain = (
+            paired(table, "jump", {"primitives": hi, "repeat": b}, {"primitives": lo, "repeat": b})
+            if cfg.complexity
+            else []
+        )
+        cost = paired(
+            table, "jump", {"primitives": hi, "repeat": r0}, {"primitives": hi, "repeat": r}
+        )
+        iv_g = Interval.of(
+            f"complexity gain ({hi} - {lo} primitives, each command x{b})",
+            gain,
+            smallest=cfg.min_gain,
+        )
+        iv_c = Interval.of(
+            f"repetition cost (repeat {r0} - repeat {r})", cost, smallest=cfg.min_cost
+        )
         means = table.groupby(["primitives", "repeat"])[["val", "jump"]].mean()
         ivs = [iv_g, iv_c] if cfg.complexity else [iv_c]
         stats = {"complexity_gain": iv_g.estimate, "repetition_cost": iv_c.estimate}
@@ -175,11 +217,16 @@ class DataComplexity(Claim):
             stats |= {f"jump_p{p}_r{k}": row["jump"], f"val_p{p}_r{k}": row["val"]}
             parts.append(f"{p} primitives x{k}: val {row['val']:.3f}, jump {row['jump']:.3f}")
         kept = "the same distinct commands" if cfg.distinct_fixed else f"1/{r} of the commands"
-        held = (f", {cfg.n_train // b} distinct commands x{b} in the complexity arms"
-                if cfg.complexity else " (the repetition arms alone)")  # fmt: skip
-        sentence = (f"Exact match over {cfg.seeds} seeds, {cfg.n_train} rows{held} "
-                    f"({'; '.join(parts)}; arm x{r}: {kept}); "
-                    f"{'; '.join(iv.text() for iv in ivs)}.")  # fmt: skip
+        held = (
+            f", {cfg.n_train // b} distinct commands x{b} in the complexity arms"
+            if cfg.complexity
+            else " (the repetition arms alone)"
+        )
+        sentence = (
+            f"Exact match over {cfg.seeds} seeds, {cfg.n_train} rows{held} "
+            f"({'; '.join(parts)}; arm x{r}: {kept}); "
+            f"{'; '.join(iv.text() for iv in ivs)}."
+        )
         return Decision(combine([iv.verdict() for iv in ivs]), stats, sentence, ivs)
 
 

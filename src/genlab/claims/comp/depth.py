@@ -64,8 +64,13 @@ class Depth(Claim):
     """Deeper (constant-size) transformers generalize better, diminishingly (Petty et al.; #63)."""
 
     id = "comp.depth"
-    papers = (Ref(63, "Petty et al. 2024", "The impact of depth on compositional generalization "
-                  "in transformer language models"),)  # fmt: skip
+    papers = (
+        Ref(
+            63,
+            "Petty et al. 2024",
+            "The impact of depth on compositional generalization in transformer language models",
+        ),
+    )
     statement = (
         "Encoder-decoder transformers of ~200k parameters with 1, 2 and 4 layers, each fitting "
         "its training commands (val exact match >= 0.9), trained on SCAN's around_right split "
@@ -81,29 +86,39 @@ class Depth(Claim):
         "pretrained and then fine-tuned on COGS, COGS-vf, GeoQuery and passivization"
     )
     smoke_decides = False  # 2 seeds, and 100 steps fit no depth
-    budgets = {"smoke": {"steps": 100, "widths": (32, 24, 16), "n_val": 50, "n_test": 50,
-                         "seeds": 2},
-               "full": {"steps": 1000, "batch_size": 64, "lr": 3e-3, "seeds": 3}}  # fmt: skip
+    budgets = {
+        "smoke": {"steps": 100, "widths": (32, 24, 16), "n_val": 50, "n_test": 50, "seeds": 2},
+        "full": {"steps": 1000, "batch_size": 64, "lr": 3e-3, "seeds": 3},
+    }
     measures = {"val": Final("val/main", "exact_match"), "test": Final("test/*", "exact_match")}
     fit = Fit("val", 0.9)
     floor = Floor("test", 0.02)
     figure = ArmBars("test", by="layers")
     controls = {
-        "negative": Control({"split": "simple"}, "not reproduced",
-                            "the simple split holds out random commands: no compositional gap "
-                            "for depth to close, so its gain does not exceed the in-distribution "
-                            "one", budget="full", heavy=True),
-        "positive": Control({"split": "jump_around_right"}, "reproduced",
-                            "the template split every depth generalizes to (test: 'jump around "
-                            "right', whose parts all train): an easier regime where the depth "
-                            "gain is off the floor, so by the paper's account it must show",
-                            budget="full", heavy=True,
-                            open="measured on Dec 1 before it was declared (--set "
-                            "split=jump_around_right, full, 3 seeds): held-out 0.925 / 0.984 / "
-                            "0.961 for 1 / 2 / 4 layers (val 0.970 / 0.994 / 0.998), gain 1 -> 2 "
-                            "layers 0.059 [-0.059, 0.178], beyond the val gain 0.035 [-0.044, "
-                            "0.113]: inconclusive, the pattern below its thresholds"),
-    }  # fmt: skip
+        "negative": Control(
+            {"split": "simple"},
+            "not reproduced",
+            "the simple split holds out random commands: no compositional gap "
+            "for depth to close, so its gain does not exceed the in-distribution "
+            "one",
+            budget="full",
+            heavy=True,
+        ),
+        "positive": Control(
+            {"split": "jump_around_right"},
+            "reproduced",
+            "the template split every depth generalizes to (test: 'jump around "
+            "right', whose parts all train): an easier regime where the depth "
+            "gain is off the floor, so by the paper's account it must show",
+            budget="full",
+            heavy=True,
+            open="measured on Dec 1 before it was declared (--set "
+            "split=jump_around_right, full, 3 seeds): held-out 0.925 / 0.984 / "
+            "0.961 for 1 / 2 / 4 layers (val 0.970 / 0.994 / 0.998), gain 1 -> 2 "
+            "layers 0.059 [-0.059, 0.178], beyond the val gain 0.035 [-0.044, "
+            "0.113]: inconclusive, the pattern below its thresholds",
+        ),
+    }
 
     def guards(self, cfg: DepthConfig):
         return [Fit("val", cfg.fitted), self.floor]
@@ -112,8 +127,10 @@ class Depth(Claim):
         task = {"split": cfg.split, "n_val": cfg.n_val, "n_test": cfg.n_test}
         base = spec(cfg, "scan", task, "seq2seq_transformer", {"n_heads": 4}, ("exact_match",))
         base["optimizer"].update(warmup_steps=min(100, cfg.steps // 10), decay="cosine")
-        layers = {n: {"model.enc_layers": n, "model.dec_layers": n, "model.d_model": w}
-                  for n, w in zip(cfg.depths, cfg.widths, strict=True)}  # fmt: skip
+        layers = {
+            n: {"model.enc_layers": n, "model.dec_layers": n, "model.d_model": w}
+            for n, w in zip(cfg.depths, cfg.widths, strict=True)
+        }
         return Design(base, axes={"layers": layers}, seeds=cfg.seeds).expand()
 
     def synthetic(self, cfg: DepthConfig, arm: dict, case: Case) -> dict[str, float]:
@@ -129,16 +146,24 @@ class Depth(Claim):
         v = table.pivot_table(index="seed", columns="layers", values="val")
         g_ab, g_bc, v_ab = (t[b] - t[a]).dropna(), (t[c] - t[b]).dropna(), (v[b] - v[a]).dropna()
         iv_gain = Interval.of(f"test gain {a}->{b} layers", g_ab.tolist(), smallest=cfg.min_gain)
-        iv_id = Interval.of(f"test gain - val gain {a}->{b}", (g_ab - v_ab).dropna().tolist(),
-                            smallest=cfg.min_gain)  # fmt: skip
+        iv_id = Interval.of(
+            f"test gain - val gain {a}->{b}", (g_ab - v_ab).dropna().tolist(), smallest=cfg.min_gain
+        )
         iv_dim = Interval.of(f"gain {a}->{b} - gain {b}->{c}", (g_ab - g_bc).dropna().tolist())
         mt, mv = t.mean(), v.mean()
-        stats = {**{f"test_{n}": mt[n] for n in cfg.depths}, **{f"val_{n}": mv[n] for n in cfg.depths},
-                 "gain_ab": iv_gain.estimate, "gain_bc": float(g_bc.mean()),
-                 "gain_beyond_val": iv_id.estimate, "diminishing": iv_dim.estimate}  # fmt: skip
+        stats = {
+            **{f"test_{n}": mt[n] for n in cfg.depths},
+            **{f"val_{n}": mv[n] for n in cfg.depths},
+            "gain_ab": iv_gain.estimate,
+            "gain_bc": float(g_bc.mean()),
+            "gain_beyond_val": iv_id.estimate,
+            "diminishing": iv_dim.estimate,
+        }
         arms = ", ".join(f"{n} layers {mt[n]:.3f} (val {mv[n]:.3f})" for n in cfg.depths)
-        sentence = (f"Exact match on {cfg.split} ({cfg.seeds} seeds): {arms}; {iv_gain.text()}; "
-                    f"{iv_id.text()}; {iv_dim.text()}.")  # fmt: skip
+        sentence = (
+            f"Exact match on {cfg.split} ({cfg.seeds} seeds): {arms}; {iv_gain.text()}; "
+            f"{iv_id.text()}; {iv_dim.text()}."
+        )
         ivs = [iv_gain, iv_id, iv_dim]
         return Decision(combine([iv.verdict() for iv in ivs]), stats, sentence, ivs)
 

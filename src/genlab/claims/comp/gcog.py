@@ -53,9 +53,11 @@ from genlab.report.claim_figures import ArmBars
 ARCHS = {
     "gru": ("seq2seq_rnn", {"cell": "gru", "hidden": 128, "embed_dim": 64, "attention": False}),
     "decoder": ("transformer", {"d_model": 64, "n_layers": 2, "n_heads": 4}),
-    "cross_attention": ("seq2seq_transformer",
-                        {"d_model": 64, "n_heads": 4, "enc_layers": 1, "dec_layers": 2}),
-}  # fmt: skip
+    "cross_attention": (
+        "seq2seq_transformer",
+        {"d_model": 64, "n_heads": 4, "enc_layers": 1, "dec_layers": 2},
+    ),
+}
 ATTENTION = ("decoder", "cross_attention")
 
 
@@ -76,8 +78,14 @@ class GCog(Claim):
     """Attention beats a GRU on distractor and systematic splits; nothing is productive (#41)."""
 
     id = "comp.gcog"
-    papers = (Ref(41, "Ito et al. 2024 (ICLR)", "On the generalization capacity of neural "
-                  "networks during generic multimodal reasoning (gCOG)"),)  # fmt: skip
+    papers = (
+        Ref(
+            41,
+            "Ito et al. 2024 (ICLR)",
+            "On the generalization capacity of neural "
+            "networks during generic multimodal reasoning (gCOG)",
+        ),
+    )
     statement = (
         "On gCOG-lite, a decoder-only transformer and a cross-attention encoder-decoder each beat "
         "a GRU without attention by >= 0.05 in accuracy on the distractor and the systematic "
@@ -93,41 +101,50 @@ class GCog(Claim):
         "cell by cell (theirs sees it flattened with every rule token)"
     )
     smoke_decides = False  # 2 seeds, and 150 steps fit no model
-    budgets = {"smoke": {"steps": 150, "n_train": 3000, "n_test": 200, "seeds": 2},
-               "full": {"steps": 2000, "seeds": 3}}  # fmt: skip
-    measures = {"val": Final("val/main"), "distractor": Final("test/distractor"),
-                "systematic": Final("test/systematic"),
-                "productive": Final("test/productive")}  # fmt: skip
+    budgets = {
+        "smoke": {"steps": 150, "n_train": 3000, "n_test": 200, "seeds": 2},
+        "full": {"steps": 2000, "seeds": 3},
+    }
+    measures = {
+        "val": Final("val/main"),
+        "distractor": Final("test/distractor"),
+        "systematic": Final("test/systematic"),
+        "productive": Final("test/productive"),
+    }
     fit = Fit("val", 0.9)
     floor = Floor("systematic", 0.2)  # answers are a colour or a shape: chance 1/6
     figure = ArmBars("distractor", by="arch", lines=(("chance", 1 / 6),))
     controls = {
-        "negative": Control({"distractor_objects": 3}, "not reproduced",
-                            "the 'distractor' boards hold as many objects as training boards "
-                            "(no shift): the models that fit their training boards are not told "
-                            "apart there, so attention's >= 0.05 advantage on distractors fails",
-                            budget="full", heavy=True,
-                            open="measured at full (2,000 steps, 3 seeds; the claim's training "
-                            "boards, every arm fits): inconclusive, and on no-shift boards "
-                            "attention still leads: decoder - GRU +0.099 [0.030, 0.167], "
-                            "cross-attention - GRU +0.180 [0.089, 0.271] (GRU 0.796, decoder "
-                            "0.895, cross-attention 0.976 on 3-object boards), so part of the "
-                            "distractor gap (+0.362, +0.483 on 6 objects) is an in-distribution "
-                            "gap; the decoder's systematic gain straddles 0 (+0.005 [-0.181, "
-                            "0.190]). Also measured: depth-3 trees in training (--set "
-                            "train_depth=3, the productive split in distribution): no arm fits "
-                            "in 2,000 steps (val 0.818 / 0.748 / 0.827), inconclusive. At 4,000 "
-                            "steps (--set steps=4000, 1,024 s at load 4) the GRU fits better "
-                            "(val 0.941) but still trails on no-shift boards: 0.866 vs decoder "
-                            "0.942, cross-attention 0.988 (+0.076 [-0.027, 0.179], +0.122 [0.062, "
-                            "0.182]): inconclusive. A GRU baseline with attention (--set "
-                            "gru_attention=true, full): val 0.875 < 0.9, distractor 0.713 (0.426 "
-                            "without attention), still trailing by +0.075 [0.025, 0.126] and "
-                            "+0.197 [-0.142, 0.536]: inconclusive. Depth-3 trees in training at "
-                            "4,000 steps (--set train_depth=3 --set steps=4000): the GRU answers "
-                            "depth-3 trees (productive 0.824 [0.791, 0.857]) but no arm fits (val "
-                            "0.898 / 0.788 / 0.887): inconclusive"),
-    }  # fmt: skip
+        "negative": Control(
+            {"distractor_objects": 3},
+            "not reproduced",
+            "the 'distractor' boards hold as many objects as training boards "
+            "(no shift): the models that fit their training boards are not told "
+            "apart there, so attention's >= 0.05 advantage on distractors fails",
+            budget="full",
+            heavy=True,
+            open="measured at full (2,000 steps, 3 seeds; the claim's training "
+            "boards, every arm fits): inconclusive, and on no-shift boards "
+            "attention still leads: decoder - GRU +0.099 [0.030, 0.167], "
+            "cross-attention - GRU +0.180 [0.089, 0.271] (GRU 0.796, decoder "
+            "0.895, cross-attention 0.976 on 3-object boards), so part of the "
+            "distractor gap (+0.362, +0.483 on 6 objects) is an in-distribution "
+            "gap; the decoder's systematic gain straddles 0 (+0.005 [-0.181, "
+            "0.190]). Also measured: depth-3 trees in training (--set "
+            "train_depth=3, the productive split in distribution): no arm fits "
+            "in 2,000 steps (val 0.818 / 0.748 / 0.827), inconclusive. At 4,000 "
+            "steps (--set steps=4000, 1,024 s at load 4) the GRU fits better "
+            "(val 0.941) but still trails on no-shift boards: 0.866 vs decoder "
+            "0.942, cross-attention 0.988 (+0.076 [-0.027, 0.179], +0.122 [0.062, "
+            "0.182]): inconclusive. A GRU baseline with attention (--set "
+            "gru_attention=true, full): val 0.875 < 0.9, distractor 0.713 (0.426 "
+            "without attention), still trailing by +0.075 [0.025, 0.126] and "
+            "+0.197 [-0.142, 0.536]: inconclusive. Depth-3 trees in training at "
+            "4,000 steps (--set train_depth=3 --set steps=4000): the GRU answers "
+            "depth-3 trees (productive 0.824 [0.791, 0.857]) but no arm fits (val "
+            "0.898 / 0.788 / 0.887): inconclusive",
+        ),
+    }
 
     def guards(self, cfg: GCogConfig) -> list[Guard]:
         # every model within min_gain of 1 on distractors leaves no room for the gain the claim
@@ -135,10 +152,14 @@ class GCog(Claim):
         return [self.fit, self.floor, Ceiling("distractor", 1 - cfg.min_gain)]
 
     def arms(self, cfg: GCogConfig):
-        task = {"n_train": cfg.n_train, "n_val": 500, "n_test": cfg.n_test,
-                "train_objects": cfg.train_objects,
-                "distractor_objects": cfg.distractor_objects,
-                "train_depth": cfg.train_depth}  # fmt: skip
+        task = {
+            "n_train": cfg.n_train,
+            "n_val": 500,
+            "n_test": cfg.n_test,
+            "train_objects": cfg.train_objects,
+            "distractor_objects": cfg.distractor_objects,
+            "train_depth": cfg.train_depth,
+        }
         model, params = ARCHS["gru"]
         archs = {**ARCHS, "gru": (model, {**params, "attention": cfg.gru_attention})}
         base = spec(cfg, "gcog", task, *archs["gru"])
@@ -149,8 +170,12 @@ class GCog(Claim):
         """Effect: attention adds 0.2 on distractors and 0.15 on the systematic split, every
         model 0.45 on productive trees; null: attention adds nothing; unfit: the GRU at val 0.7."""
         att = (arm["arch"] != "gru") * (case != "null")
-        return {"val": 0.7 if case == "unfit" and arm["arch"] == "gru" else 0.95,
-                "distractor": 0.5 + 0.2 * att, "systematic": 0.4 + 0.15 * att, "productive": 0.45}  # fmt: skip
+        return {
+            "val": 0.7 if case == "unfit" and arm["arch"] == "gru" else 0.95,
+            "distractor": 0.5 + 0.2 * att,
+            "systematic": 0.4 + 0.15 * att,
+            "productive": 0.45,
+        }
 
     def decide(self, cfg: GCogConfig, table: pd.DataFrame) -> Decision:
         ivs, stats = [], {}
@@ -161,18 +186,29 @@ class GCog(Claim):
                 stats[f"{split}_{a}_minus_gru"] = ivs[-1].estimate
         for a in ARCHS:
             v = table.loc[table["arch"] == a, "productive"].tolist()
-            ivs.append(Interval.of(f"productive: {a}", v, null=cfg.productive_ceiling,
-                                   smallest=cfg.productive_ceiling, above=False))  # fmt: skip
+            ivs.append(
+                Interval.of(
+                    f"productive: {a}",
+                    v,
+                    null=cfg.productive_ceiling,
+                    smallest=cfg.productive_ceiling,
+                    above=False,
+                )
+            )
         means = table.groupby("arch")[list(self.measures)].mean()
         for a in ARCHS:
             for m in self.measures:
                 stats[f"{m}_{a}"] = means.loc[a, m] if a in means.index else float("nan")
-        accs = "; ".join(f"{a} val {stats[f'val_{a}']:.3f}, distractor "
-                         f"{stats[f'distractor_{a}']:.3f}, systematic "
-                         f"{stats[f'systematic_{a}']:.3f}, productive "
-                         f"{stats[f'productive_{a}']:.3f}" for a in ARCHS)  # fmt: skip
-        sentence = (f"Accuracy over {cfg.seeds} seeds: {accs}. "
-                    + "; ".join(iv.text() for iv in ivs) + ".")  # fmt: skip
+        accs = "; ".join(
+            f"{a} val {stats[f'val_{a}']:.3f}, distractor "
+            f"{stats[f'distractor_{a}']:.3f}, systematic "
+            f"{stats[f'systematic_{a}']:.3f}, productive "
+            f"{stats[f'productive_{a}']:.3f}"
+            for a in ARCHS
+        )
+        sentence = (
+            f"Accuracy over {cfg.seeds} seeds: {accs}. " + "; ".join(iv.text() for iv in ivs) + "."
+        )
         return Decision(combine([iv.verdict() for iv in ivs]), stats, sentence, ivs)
 
 

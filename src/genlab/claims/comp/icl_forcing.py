@@ -70,8 +70,14 @@ class ICLForcing(Claim):
     """ICL-forced training beats plain pairs on SCAN's add-jump split (Han & Padó; #57)."""
 
     id = "comp.icl_forcing"
-    papers = (Ref(57, "Han & Padó 2024", "Towards understanding the relationship between "
-                  "in-context learning and compositional generalization"),)  # fmt: skip
+    papers = (
+        Ref(
+            57,
+            "Han & Padó 2024",
+            "Towards understanding the relationship between "
+            "in-context learning and compositional generalization",
+        ),
+    )
     statement = (
         "A causal transformer trained on SCAN episodes whose action tokens are permuted per "
         "episode (ICL-forced), evaluated with demonstrations in context, reaches exact match on "
@@ -88,37 +94,65 @@ class ICLForcing(Claim):
         "parameters) on SCAN's add-jump split only"
     )
     smoke_decides = False  # 2 seeds, and 150 steps fit no arm
-    budgets = {"smoke": {"steps": 150, "n_train": 1000, "n_val": 50, "n_test": 50, "seeds": 2,
-                         "batch_size": 16, "d_model": 32},
-               "full": {"steps": 2200, "batch_size": 32, "lr": 2e-3, "seeds": 2}}  # fmt: skip
+    budgets = {
+        "smoke": {
+            "steps": 150,
+            "n_train": 1000,
+            "n_val": 50,
+            "n_test": 50,
+            "seeds": 2,
+            "batch_size": 16,
+            "d_model": 32,
+        },
+        "full": {"steps": 2200, "batch_size": 32, "lr": 2e-3, "seeds": 2},
+    }
     measures = {"val": Final("val/main", "exact_match"), "test": Final("test/*", "exact_match")}
     fit = Fit("val", 0.8)
     floor = Floor("test", 0.02)
     figure = ArmBars("test", by="training")
     controls = {
-        "negative": Control({"permute": False}, "not reproduced",
-                            "the same episodes without the permutation: nothing forces the model "
-                            "to read word meanings from the context, so by the paper's logic it "
-                            "memorises them and gains nothing on add-jump", budget="full",
-                            heavy=True,
-                            open="measured at full (2,200 steps, 2 seeds): the unforced episodes "
-                            "do not fit either (val 0.497, 0.503 < 0.8) and every arm sits at the "
-                            "floor on add-jump (<= 0.002): inconclusive, not 'not reproduced'"),
-    }  # fmt: skip
+        "negative": Control(
+            {"permute": False},
+            "not reproduced",
+            "the same episodes without the permutation: nothing forces the model "
+            "to read word meanings from the context, so by the paper's logic it "
+            "memorises them and gains nothing on add-jump",
+            budget="full",
+            heavy=True,
+            open="measured at full (2,200 steps, 2 seeds): the unforced episodes "
+            "do not fit either (val 0.497, 0.503 < 0.8) and every arm sits at the "
+            "floor on add-jump (<= 0.002): inconclusive, not 'not reproduced'",
+        ),
+    }
 
     def guards(self, cfg: ICLForcingConfig):
         return [Fit("val", cfg.fitted), self.floor]
 
     def arms(self, cfg: ICLForcingConfig):
-        model = {"d_model": cfg.d_model, "n_layers": cfg.n_layers, "n_heads": 4,
-                 "positional": cfg.positional}  # fmt: skip
-        icl = {"split": cfg.split, "n_demos": cfg.n_demos, "permute": cfg.permute,
-               "permute_turns": cfg.permute_turns, "demo_max_actions": cfg.demo_max_actions,
-               "n_train": cfg.n_train, "n_val": cfg.n_val, "n_test": cfg.n_test}  # fmt: skip
+        model = {
+            "d_model": cfg.d_model,
+            "n_layers": cfg.n_layers,
+            "n_heads": 4,
+            "positional": cfg.positional,
+        }
+        icl = {
+            "split": cfg.split,
+            "n_demos": cfg.n_demos,
+            "permute": cfg.permute,
+            "permute_turns": cfg.permute_turns,
+            "demo_max_actions": cfg.demo_max_actions,
+            "n_train": cfg.n_train,
+            "n_val": cfg.n_val,
+            "n_test": cfg.n_test,
+        }
         base = spec(cfg, "scan_icl", icl, "transformer", model, ("exact_match",))
         base["optimizer"].update(warmup_steps=min(100, cfg.steps // 10), decay=cfg.decay)
-        plain = {"task": {"name": "scan", "params": {"split": cfg.split, "n_val": cfg.n_val,
-                                                      "n_test": cfg.n_test}}}  # fmt: skip
+        plain = {
+            "task": {
+                "name": "scan",
+                "params": {"split": cfg.split, "n_val": cfg.n_val, "n_test": cfg.n_test},
+            }
+        }
         training = {"icl_forced" if cfg.permute else "icl_unforced": {}, "plain": plain}
         return Design(base, axes={"training": training}, seeds=cfg.seeds).expand()
 
@@ -134,12 +168,18 @@ class ICLForcing(Claim):
         gain = paired(table, "test", {"training": icl}, {"training": "plain"})
         iv = Interval.of(f"{icl} - plain on {cfg.split}", gain, smallest=cfg.min_gain)
         mean = table.groupby("training")[["val", "test"]].mean()
-        stats = {"gain": iv.estimate, "icl_test": mean.loc[icl, "test"],
-                 "plain_test": mean.loc["plain", "test"], "icl_val": mean.loc[icl, "val"],
-                 "plain_val": mean.loc["plain", "val"]}  # fmt: skip
-        sentence = (f"Exact match on {cfg.split} ({cfg.seeds} seeds): {icl} "
-                    f"{stats['icl_test']:.3f} (val {stats['icl_val']:.3f}), plain "
-                    f"{stats['plain_test']:.3f} (val {stats['plain_val']:.3f}); {iv.text()}.")  # fmt: skip
+        stats = {
+            "gain": iv.estimate,
+            "icl_test": mean.loc[icl, "test"],
+            "plain_test": mean.loc["plain", "test"],
+            "icl_val": mean.loc[icl, "val"],
+            "plain_val": mean.loc["plain", "val"],
+        }
+        sentence = (
+            f"Exact match on {cfg.split} ({cfg.seeds} seeds): {icl} "
+            f"{stats['icl_test']:.3f} (val {stats['icl_val']:.3f}), plain "
+            f"{stats['plain_test']:.3f} (val {stats['plain_val']:.3f}); {iv.text()}."
+        )
         return Decision(iv.verdict(), stats, sentence, [iv])
 
 

@@ -56,10 +56,15 @@ from genlab.report.claim_figures import ArmBars
 
 
 class InjectedConfig(TrainConfig):
-    helpful: Literal["partial", "irrelevant"] = Field("partial", description="the features "
-                                                      "expected to help")  # fmt: skip
-    cue_agree: float | None = Field(0.75, ge=0.5, le=1, description="training grids on which "
-                                    "the top-left parity equals the label (None: as drawn)")  # fmt: skip
+    helpful: Literal["partial", "irrelevant"] = Field(
+        "partial", description="the features expected to help"
+    )
+    cue_agree: float | None = Field(
+        0.75,
+        ge=0.5,
+        le=1,
+        description="training grids on which the top-left parity equals the label (None: as drawn)",
+    )
     sizes: tuple[int, ...] = Field((100, 800), min_length=1, description="training grids")
     min_effect: float = Field(0.05, gt=0)
 
@@ -68,8 +73,13 @@ class InjectedFeatures(Claim):
     """Helpful injected features raise test accuracy, misleading ones lower it (#119)."""
 
     id = "comp.injected_features"
-    papers = (Ref(119, "G-SSNN author (single author, 2023-24; unidentified in the catalogue)",
-                  "Graph-based symbolically synthesized neural networks"),)  # fmt: skip
+    papers = (
+        Ref(
+            119,
+            "G-SSNN author (single author, 2023-24; unidentified in the catalogue)",
+            "Graph-based symbolically synthesized neural networks",
+        ),
+    )
     statement = (
         "At every training size (100 and 800 grids), injecting a partly useful program's features "
         "(2x2 blocks counted within each quadrant) raises test accuracy over the raw grid by >= "
@@ -85,36 +95,57 @@ class InjectedFeatures(Claim):
         "quadrant; a top-left parity confounded with the label in training) injected beside the "
         "raw input of an MLP, on a 6x6 grid task of its own"
     )
-    budgets = {"smoke": {"steps": 200, "batch_size": 100, "seeds": 3},
-               "full": {"steps": 1000, "batch_size": 100, "seeds": 8}}  # fmt: skip
+    budgets = {
+        "smoke": {"steps": 200, "batch_size": 100, "seeds": 3},
+        "full": {"steps": 1000, "batch_size": 100, "seeds": 8},
+    }
     measures = {"train": Final("train/main"), "test": Final("test/main")}
     fit = Fit("train", 0.95)
-    floor = NotApplicable("floor", "a binary task whose raw-grid arm sits well above chance; "
-                          "an arm at chance is a result of its features here")  # fmt: skip
+    floor = NotApplicable(
+        "floor",
+        "a binary task whose raw-grid arm sits well above chance; "
+        "an arm at chance is a result of its features here",
+    )
     figure = ArmBars("test", by=("features", "n_train"), lines=(("chance", 0.5),))
     controls = {
-        "negative": Control({"helpful": "irrelevant"}, "not reproduced", "per-quadrant counts of "
-                            "filled cells in the helpful arm's place: a linear summary of the raw "
-                            "grid, which says little about 2x2 blocks, cannot raise accuracy",
-                            slow=True),
-        "negative_unconfounded": Control({"cue_agree": None}, "not reproduced", "the training "
-                                         "grids drawn as they come: the parity program is as "
-                                         "useless in training as at test, so by the paper's "
-                                         "account (a program misleads through the use training "
-                                         "finds for it) it cannot curtail accuracy", slow=True),
-        "positive": Control({"cue_agree": 0.9}, "reproduced", "the parity agrees with the label "
-                            "on 90% of the training grids instead of 75%: a stronger dose of the "
-                            "misleading program's training use, which by the paper's account "
-                            "curtails test accuracy more, beside the same helpful program",
-                            slow=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"helpful": "irrelevant"},
+            "not reproduced",
+            "per-quadrant counts of "
+            "filled cells in the helpful arm's place: a linear summary of the raw "
+            "grid, which says little about 2x2 blocks, cannot raise accuracy",
+            slow=True,
+        ),
+        "negative_unconfounded": Control(
+            {"cue_agree": None},
+            "not reproduced",
+            "the training "
+            "grids drawn as they come: the parity program is as "
+            "useless in training as at test, so by the paper's "
+            "account (a program misleads through the use training "
+            "finds for it) it cannot curtail accuracy",
+            slow=True,
+        ),
+        "positive": Control(
+            {"cue_agree": 0.9},
+            "reproduced",
+            "the parity agrees with the label "
+            "on 90% of the training grids instead of 75%: a stronger dose of the "
+            "misleading program's training use, which by the paper's account "
+            "curtails test accuracy more, beside the same helpful program",
+            slow=True,
+        ),
+    }
 
     def arms(self, cfg: InjectedConfig):
         task = {"n_val": 0, "n_test": 4000, "cue_agree": cfg.cue_agree}
         base = spec(cfg, "injected_features", task, "mlp", {})
         feats = {f: {"task.features": f} for f in ("none", cfg.helpful, "parity")}
-        return Design(base, axes={"features": feats, "n_train": {n: {"task.n_train": n}
-                      for n in cfg.sizes}}, seeds=cfg.seeds).expand()  # fmt: skip
+        return Design(
+            base,
+            axes={"features": feats, "n_train": {n: {"task.n_train": n} for n in cfg.sizes}},
+            seeds=cfg.seeds,
+        ).expand()
 
     def synthetic(self, cfg: InjectedConfig, arm: dict, case: Case) -> dict[str, float]:
         """Effect: test 0.7 raw, +0.2 with the helpful features, -0.15 with the parity program;
@@ -126,23 +157,40 @@ class InjectedFeatures(Claim):
     def decide(self, cfg: InjectedConfig, table: pd.DataFrame) -> Decision:
         ivs, stats = [], {}
         for n in cfg.sizes:
-            up = paired(table, "test", {"features": cfg.helpful, "n_train": n},
-                        {"features": "none", "n_train": n})  # fmt: skip
-            down = paired(table, "test", {"features": "parity", "n_train": n},
-                          {"features": "none", "n_train": n})  # fmt: skip
-            ivs += [Interval.of(f"{cfg.helpful} - none at {n}", up, smallest=cfg.min_effect),
-                    Interval.of(f"parity - none at {n}", down, smallest=-cfg.min_effect,
-                                above=False)]  # fmt: skip
-            stats |= {f"{cfg.helpful}_gain_{n}": ivs[-2].estimate,
-                      f"parity_gain_{n}": ivs[-1].estimate}  # fmt: skip
+            up = paired(
+                table,
+                "test",
+                {"features": cfg.helpful, "n_train": n},
+                {"features": "none", "n_train": n},
+            )
+            down = paired(
+                table,
+                "test",
+                {"features": "parity", "n_train": n},
+                {"features": "none", "n_train": n},
+            )
+            ivs += [
+                Interval.of(f"{cfg.helpful} - none at {n}", up, smallest=cfg.min_effect),
+                Interval.of(f"parity - none at {n}", down, smallest=-cfg.min_effect, above=False),
+            ]
+            stats |= {
+                f"{cfg.helpful}_gain_{n}": ivs[-2].estimate,
+                f"parity_gain_{n}": ivs[-1].estimate,
+            }
         means = table.groupby(["features", "n_train"])["test"].mean()
-        raw = ", ".join(f"{f} {means.get((f, n), float('nan')):.3f}" for n in cfg.sizes
-                        for f in ("none", cfg.helpful, "parity"))  # fmt: skip
+        raw = ", ".join(
+            f"{f} {means.get((f, n), float('nan')):.3f}"
+            for n in cfg.sizes
+            for f in ("none", cfg.helpful, "parity")
+        )
         cue = "as drawn" if cfg.cue_agree is None else f"{cfg.cue_agree:g}"
         stats |= {f"test_{f}_{n}": v for (f, n), v in means.items()}
-        sentence = (f"Test accuracy (training parity-label agreement {cue}; {raw} at "
-                    f"{' / '.join(map(str, cfg.sizes))} grids), paired over seeds: "
-                    + "; ".join(iv.text() for iv in ivs) + ".")  # fmt: skip
+        sentence = (
+            f"Test accuracy (training parity-label agreement {cue}; {raw} at "
+            f"{' / '.join(map(str, cfg.sizes))} grids), paired over seeds: "
+            + "; ".join(iv.text() for iv in ivs)
+            + "."
+        )
         return Decision(combine([iv.verdict() for iv in ivs]), stats, sentence, ivs)
 
 

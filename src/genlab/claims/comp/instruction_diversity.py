@@ -31,8 +31,17 @@ from genlab.report.claim_figures import ArmBars
 
 # inputs of 3-6 letters: with 4-8 the 1,000-rule arm reached val 0.68 after 1,500 steps of
 # 64k rows (0.89 with 3-6), short of the fit guard within a CPU budget (docs/compositional.md)
-REWRITE = {"alphabet": 6, "x_len": 2, "y_min": 1, "y_max": 3, "input_min": 3, "input_max": 6,
-           "n_val": 300, "n_test_rules": 200, "n_test": 500}  # fmt: skip
+REWRITE = {
+    "alphabet": 6,
+    "x_len": 2,
+    "y_min": 1,
+    "y_max": 3,
+    "input_min": 3,
+    "input_max": 6,
+    "n_val": 300,
+    "n_test_rules": 200,
+    "n_test": 500,
+}
 
 
 class DiversityConfig(TrainConfig):
@@ -49,8 +58,13 @@ class InstructionDiversity(Claim):
     """Many distinct instructions, not more examples each, generalize to unseen ones (#70)."""
 
     id = "comp.instruction_diversity"
-    papers = (Ref(70, "Zhang, Wang & Charton 2024",
-                  "Instruction diversity drives generalization to unseen tasks"),)  # fmt: skip
+    papers = (
+        Ref(
+            70,
+            "Zhang, Wang & Charton 2024",
+            "Instruction diversity drives generalization to unseen tasks",
+        ),
+    )
     statement = (
         "At a fixed budget of rows, training on many distinct rewrite rules instead of few raises "
         "exact match on unseen rules by >= 0.3 (paired-seed 95% CI above 0), and by more than "
@@ -63,30 +77,49 @@ class InstructionDiversity(Claim):
         "with 64k rows (theirs ~1M), rules over 6 letters on inputs of 3-6 letters, 2 seeds"
     )
     smoke_decides = False  # 2 seeds, and the 100-rule arm does not fit in 600 steps
-    budgets = {"smoke": {"steps": 600, "budget": 2000, "rules": (4, 100), "seeds": 2},
-               "full": {"steps": 2000, "budget": 64_000, "seeds": 2}}  # fmt: skip
-    measures = {"seen_rules": Final("val/main", "exact_match"),
-                "unseen_rules": Final("test/unseen_rules", "exact_match")}  # fmt: skip
+    budgets = {
+        "smoke": {"steps": 600, "budget": 2000, "rules": (4, 100), "seeds": 2},
+        "full": {"steps": 2000, "budget": 64_000, "seeds": 2},
+    }
+    measures = {
+        "seen_rules": Final("val/main", "exact_match"),
+        "unseen_rules": Final("test/unseen_rules", "exact_match"),
+    }
     fit = Fit("seen_rules", 0.9)
     floor = Floor("unseen_rules", 0.02)
     figure = ArmBars("unseen_rules", by=("rules", "per_rule"))
     controls = {
-        "negative": Control({"rules": (4, 8)}, "not reproduced", "8 rules instead of 4: both "
-                            "few, so by the paper's logic neither generalizes to unseen rules "
-                            "(measured: both fit, unseen 0.01-0.04), no >= 0.3 gain",
-                            slow=True),
-        "negative_full": Control({"rules": (8, 16)}, "not reproduced", "the full design with "
-                                 "16 rules in the many-rule arm instead of 1,000 (4,000 "
-                                 "examples each): both arms few, so by the paper's account "
-                                 "(generalization emerges only once enough distinct rules are "
-                                 "seen) no >= 0.3 gain on unseen rules; the 8-rule arms are "
-                                 "the claim's", budget="full", heavy=True),
-        "positive": Control({"rules": (4, 1000)}, "reproduced", "4 rules instead of 8 against "
-                            "the same 1,000: a wider span of diversity at the same 64k rows, so "
-                            "by the paper's account the gain on unseen rules must show at least "
-                            "as clearly; the 1,000-rule arm is the claim's", budget="full",
-                            heavy=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"rules": (4, 8)},
+            "not reproduced",
+            "8 rules instead of 4: both "
+            "few, so by the paper's logic neither generalizes to unseen rules "
+            "(measured: both fit, unseen 0.01-0.04), no >= 0.3 gain",
+            slow=True,
+        ),
+        "negative_full": Control(
+            {"rules": (8, 16)},
+            "not reproduced",
+            "the full design with "
+            "16 rules in the many-rule arm instead of 1,000 (4,000 "
+            "examples each): both arms few, so by the paper's account "
+            "(generalization emerges only once enough distinct rules are "
+            "seen) no >= 0.3 gain on unseen rules; the 8-rule arms are "
+            "the claim's",
+            budget="full",
+            heavy=True,
+        ),
+        "positive": Control(
+            {"rules": (4, 1000)},
+            "reproduced",
+            "4 rules instead of 8 against "
+            "the same 1,000: a wider span of diversity at the same 64k rows, so "
+            "by the paper's account the gain on unseen rules must show at least "
+            "as clearly; the 1,000-rule arm is the claim's",
+            budget="full",
+            heavy=True,
+        ),
+    }
 
     def guards(self, cfg: DiversityConfig):
         """The floor guards the measure judged: unseen rules for the claim, training rules for
@@ -96,10 +129,15 @@ class InstructionDiversity(Claim):
     def arms(self, cfg: DiversityConfig):
         base = spec(cfg, "string_rewrite", REWRITE, "seq2seq_rnn", LSTM, ("exact_match",))
         few, many = cfg.rules
-        points = [(few, cfg.budget // few), (many, cfg.budget // many),
-                  (few, cfg.budget * cfg.more_examples // few)]  # fmt: skip
-        rows = [({"rules": i, "per_rule": s}, {"task.n_rules": i, "task.per_rule": s})
-                for i, s in points]  # fmt: skip
+        points = [
+            (few, cfg.budget // few),
+            (many, cfg.budget // many),
+            (few, cfg.budget * cfg.more_examples // few),
+        ]
+        rows = [
+            ({"rules": i, "per_rule": s}, {"task.n_rules": i, "task.per_rule": s})
+            for i, s in points
+        ]
         return Design(base, rows=rows, seeds=cfg.seeds).expand()
 
     def synthetic(self, cfg: DiversityConfig, arm: dict, case: Case) -> dict[str, float]:
@@ -115,16 +153,24 @@ class InstructionDiversity(Claim):
         s = cfg.budget // few
         more_s = cfg.budget * cfg.more_examples // few
         diverse = paired(table, cfg.on, {"rules": many}, {"rules": few, "per_rule": s})
-        more = paired(table, cfg.on, {"rules": few, "per_rule": more_s},
-                      {"rules": few, "per_rule": s})  # fmt: skip
+        more = paired(
+            table, cfg.on, {"rules": few, "per_rule": more_s}, {"rules": few, "per_rule": s}
+        )
         iv_i = Interval.of(f"diversity gain on {cfg.on}", diverse, smallest=cfg.min_gain)
-        iv_d = Interval.of("diversity gain - examples gain",
-                           [a - b for a, b in zip(diverse, more, strict=True)],
-                           smallest=cfg.min_gain / 2)  # fmt: skip
-        stats = {"diversity_gain": iv_i.estimate, "examples_gain": Interval.of("e", more).estimate,
-                 "gain_difference": iv_d.estimate}  # fmt: skip
-        sentence = (f"{iv_i.text()}; {iv_d.text()}; {cfg.more_examples}x examples per rule at "
-                    f"I = {few} gained {stats['examples_gain']:.3f}.")  # fmt: skip
+        iv_d = Interval.of(
+            "diversity gain - examples gain",
+            [a - b for a, b in zip(diverse, more, strict=True)],
+            smallest=cfg.min_gain / 2,
+        )
+        stats = {
+            "diversity_gain": iv_i.estimate,
+            "examples_gain": Interval.of("e", more).estimate,
+            "gain_difference": iv_d.estimate,
+        }
+        sentence = (
+            f"{iv_i.text()}; {iv_d.text()}; {cfg.more_examples}x examples per rule at "
+            f"I = {few} gained {stats['examples_gain']:.3f}."
+        )
         return Decision(combine([iv_i.verdict(), iv_d.verdict()]), stats, sentence, [iv_i, iv_d])
 
 

@@ -40,8 +40,14 @@ class MultilabelAugmentation(Claim):
     """Splicing documents for unseen label pairs raises exact-set accuracy on them (#71)."""
 
     id = "comp.multilabel_augmentation"
-    papers = (Ref(71, "Chai et al. 2024", "Compositional generalization for multi-label text "
-                  "classification: a data-augmentation approach"),)  # fmt: skip
+    papers = (
+        Ref(
+            71,
+            "Chai et al. 2024",
+            "Compositional generalization for multi-label text "
+            "classification: a data-augmentation approach",
+        ),
+    )
     statement = (
         "On (topic, aspect) pairs never seen in training, augmenting with spliced documents of "
         "those pairs raises the exact label-set accuracy by >= 0.1 (paired-seed 95% CI above 0), "
@@ -54,24 +60,40 @@ class MultilabelAugmentation(Claim):
         "texts, splicing training segments for its two text-generation models, and one "
         "bag-of-words classifier for its models"
     )
-    budgets = {"smoke": {"steps": 400, "seeds": 5, "lr": 3e-3},
-               "full": {"steps": 800, "seeds": 10, "lr": 3e-3}}  # fmt: skip
+    budgets = {
+        "smoke": {"steps": 400, "seeds": 5, "lr": 3e-3},
+        "full": {"steps": 800, "seeds": 10, "lr": 3e-3},
+    }
     measures = {"val": Final("val/main"), "heldout": Final("test/heldout")}
     fit = Fit("val", 0.95)
     floor = Floor("heldout", 0.05)  # chance: 1/36
     figure = ArmBars("heldout", by="augment")
     controls = {
-        "negative": Control({"pairs": "trained"}, "not reproduced", "as many spliced documents, "
-                            "made for the trained pairs: more text, no new composition",
-                            slow=True),
-        "positive": Control({"augment": 40}, "reproduced", "40 spliced documents per "
-                            "unseen pair instead of 20: a stronger dose of the augmentation the "
-                            "paper credits, so the gain must show", slow=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"pairs": "trained"},
+            "not reproduced",
+            "as many spliced documents, made for the trained pairs: more text, no new composition",
+            slow=True,
+        ),
+        "positive": Control(
+            {"augment": 40},
+            "reproduced",
+            "40 spliced documents per "
+            "unseen pair instead of 20: a stronger dose of the augmentation the "
+            "paper credits, so the gain must show",
+            slow=True,
+        ),
+    }
 
     def arms(self, cfg: AugmentConfig):
-        task = {"coverage": 0.5, "per_combo": 20, "n_val": 5, "n_test": 20,
-                "augment_pairs": cfg.pairs, "generic": cfg.generic}  # fmt: skip
+        task = {
+            "coverage": 0.5,
+            "per_combo": 20,
+            "n_val": 5,
+            "n_test": 20,
+            "augment_pairs": cfg.pairs,
+            "generic": cfg.generic,
+        }
         base = spec(cfg, "multilabel_docs", task, "bow_classifier", {})
         augment = {a: {"task.augment": a} for a in (0, cfg.augment)}
         return Design(base, axes={"augment": augment}, seeds=cfg.seeds).expand()
@@ -80,16 +102,20 @@ class MultilabelAugmentation(Claim):
         """Effect: unseen pairs 0.1 plain, +0.25 augmented; null: no gain; unfit: as effect, the
         augmented arm at val 0.8."""
         augmented = arm["augment"] > 0
-        return {"val": 0.8 if case == "unfit" and augmented else 1.0,
-                "heldout": 0.1 + 0.25 * augmented * (case != "null")}  # fmt: skip
+        return {
+            "val": 0.8 if case == "unfit" and augmented else 1.0,
+            "heldout": 0.1 + 0.25 * augmented * (case != "null"),
+        }
 
     def decide(self, cfg: AugmentConfig, table: pd.DataFrame) -> Decision:
         gain = paired(table, "heldout", {"augment": cfg.augment}, {"augment": 0})
         iv = Interval.of("augmentation gain", gain, smallest=cfg.min_gain)
         plain = table.loc[table["augment"] == 0, "heldout"].mean()
         stats = {"gain": iv.estimate, "plain": plain, "augmented": plain + iv.estimate}
-        sentence = (f"Exact label-set accuracy on unseen pairs {plain:.3f} without augmentation; "
-                    f"{iv.text()}.")  # fmt: skip
+        sentence = (
+            f"Exact label-set accuracy on unseen pairs {plain:.3f} without augmentation; "
+            f"{iv.text()}."
+        )
         return Decision(iv.verdict(), stats, sentence, [iv])
 
 

@@ -47,8 +47,9 @@ SPLITS = ("test/premise", "test/inference", "test/control")
 
 class InferenceConfig(TrainConfig):
     stated: float = Field(0.5, gt=0, lt=1, description="entities whose 'e can p' is trained")
-    property_of: Literal["category", "entity"] = Field("category", description="what fixes "
-                                                       "an entity's property")  # fmt: skip
+    property_of: Literal["category", "entity"] = Field(
+        "category", description="what fixes an entity's property"
+    )
     entities: int = Field(1000, ge=4, description="entities in the corpus")
     margin: float = Field(0.1, gt=0, description="largest inference - control called absent")
 
@@ -57,8 +58,14 @@ class PretrainingInference(Claim):
     """Injected premises are recalled but their inferences are not drawn (#68)."""
 
     id = "comp.pretraining_inference"
-    papers = (Ref(68, "Porada, Sordoni & Cheung 2022", "Does pre-training induce systematic "
-                  "inference? How masked language models acquire commonsense knowledge"),)  # fmt: skip
+    papers = (
+        Ref(
+            68,
+            "Porada, Sordoni & Cheung 2022",
+            "Does pre-training induce systematic "
+            "inference? How masked language models acquire commonsense knowledge",
+        ),
+    )
     scope = "reconstruction"
     scope_note = (
         "data regime: a facts-only corpus in which 'e CAN p' is stated for half the entities "
@@ -71,43 +78,74 @@ class PretrainingInference(Claim):
         "the paired-seed 95% CI of inference - control lies within ±0.1."
     )
     Config = InferenceConfig
-    budgets = {"smoke": {"steps": 1500, "batch_size": 128, "lr": 1e-3, "seeds": 5},
-               "full": {"steps": 3000, "batch_size": 128, "lr": 1e-3, "seeds": 5}}  # fmt: skip
-    measures = {"premise": Final("test/premise"), "inference": Final("test/inference"),
-                "control": Final("test/control")}  # fmt: skip
+    budgets = {
+        "smoke": {"steps": 1500, "batch_size": 128, "lr": 1e-3, "seeds": 5},
+        "full": {"steps": 3000, "batch_size": 128, "lr": 1e-3, "seeds": 5},
+    }
+    measures = {
+        "premise": Final("test/premise"),
+        "inference": Final("test/inference"),
+        "control": Final("test/control"),
+    }
     fit = Fit("premise", 0.9)
-    floor = NotApplicable("floor", "an absence claim: inference at the control's level is the "
-                          "paper's result, not arms that cannot be told apart")  # fmt: skip
+    floor = NotApplicable(
+        "floor",
+        "an absence claim: inference at the control's level is the "
+        "paper's result, not arms that cannot be told apart",
+    )
     figure = Curves(SPLITS, logx=False)
     controls = {
-        "negative": Control({"stated": 0.9}, "not reproduced", "'e can p' stated for 90% of the "
-                            "entities: the rule e -> c -> p is shown thousands of times and the "
-                            "model draws it for the premised entities", heavy=True),
-        "positive": Control({"property_of": "entity"}, "reproduced", "properties drawn per "
-                            "entity: the premises support nothing, inference = control",
-                            heavy=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"stated": 0.9},
+            "not reproduced",
+            "'e can p' stated for 90% of the "
+            "entities: the rule e -> c -> p is shown thousands of times and the "
+            "model draws it for the premised entities",
+            heavy=True,
+        ),
+        "positive": Control(
+            {"property_of": "entity"},
+            "reproduced",
+            "properties drawn per entity: the premises support nothing, inference = control",
+            heavy=True,
+        ),
+    }
 
     def arms(self, cfg: InferenceConfig):
         task = {"stated": cfg.stated, "property_of": cfg.property_of, "n_entities": cfg.entities}
-        base = spec(cfg, "fact_corpus", task, "transformer",
-                    {"d_model": 64, "n_layers": 2, "n_heads": 4}, evals=10)  # fmt: skip
+        base = spec(
+            cfg,
+            "fact_corpus",
+            task,
+            "transformer",
+            {"d_model": 64, "n_layers": 2, "n_heads": 4},
+            evals=10,
+        )
         return Design(base, seeds=cfg.seeds).expand()
 
     def synthetic(self, cfg: InferenceConfig, arm: dict, case: Case) -> dict[str, float]:
         """Effect (the stated absence): inference at the control's 0.1; null: inferences drawn,
         0.5; unfit: as effect, premise recall 0.5."""
-        return {"premise": 0.5 if case == "unfit" else 1.0, "control": 0.1,
-                "inference": 0.5 if case == "null" else 0.1}  # fmt: skip
+        return {
+            "premise": 0.5 if case == "unfit" else 1.0,
+            "control": 0.1,
+            "inference": 0.5 if case == "null" else 0.1,
+        }
 
     def decide(self, cfg: InferenceConfig, table: pd.DataFrame) -> Decision:
         diff = (table["inference"] - table["control"]).dropna().tolist()
         iv = Interval.of("inference - control", diff, smallest=cfg.margin, absence=True)
-        stats = {"premise": table["premise"].mean(), "inference": table["inference"].mean(),
-                 "control": table["control"].mean(), "advantage": iv.estimate}  # fmt: skip
-        sentence = (f"Premise recall {stats['premise']:.3f}, supported inferences "
-                    f"{stats['inference']:.3f}, unsupported controls {stats['control']:.3f}; "
-                    f"{iv.text()}.")  # fmt: skip
+        stats = {
+            "premise": table["premise"].mean(),
+            "inference": table["inference"].mean(),
+            "control": table["control"].mean(),
+            "advantage": iv.estimate,
+        }
+        sentence = (
+            f"Premise recall {stats['premise']:.3f}, supported inferences "
+            f"{stats['inference']:.3f}, unsupported controls {stats['control']:.3f}; "
+            f"{iv.text()}."
+        )
         return Decision(iv.verdict(), stats, sentence, [iv])
 
 

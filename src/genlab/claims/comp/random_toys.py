@@ -107,32 +107,49 @@ class RandomToys(Claim):
     floor = Floor("objects", 0.3)  # chance is 0.25
     figure = ArmBars("objects", by="toys")
     controls = {
-        "negative": Control({"test_objects": "train_toys", "seeds": 6}, "not reproduced", "tested on new "
-                            "poses of each arm's own training toys: no novel object, so by the "
-                            "paper's logic more or more diverse toys buy nothing (at a fixed "
-                            "total, fewer toys means more poses of each test object)",
-                            budget="full", heavy=True),
-        "positive": Control({"test_objects": "toys", "seeds": 6}, "reproduced", "tested on new toys of all "
-                            "four primitives: novel objects from the generator itself, which more "
-                            "toys and all four primitive types cover better by the paper's "
-                            "logic", budget="full", heavy=True,
-                            open="Measured Dec 3 2026 (full, 6 seeds): not reproduced, 256 - 8 "
-                            "toys 0.017 [-0.011, 0.046], four types - rectangles -0.001 [-0.039, "
-                            "0.037]: on this target every set of toys teaches the grasp axis of "
-                            "new toys about equally; the design needs a target that depends on "
-                            "how primitives are assembled, or a budget at which 256 toys fit"),
-    }  # fmt: skip
+        "negative": Control(
+            {"test_objects": "train_toys", "seeds": 6},
+            "not reproduced",
+            "tested on new "
+            "poses of each arm's own training toys: no novel object, so by the "
+            "paper's logic more or more diverse toys buy nothing (at a fixed "
+            "total, fewer toys means more poses of each test object)",
+            budget="full",
+            heavy=True,
+        ),
+        "positive": Control(
+            {"test_objects": "toys", "seeds": 6},
+            "reproduced",
+            "tested on new toys of all "
+            "four primitives: novel objects from the generator itself, which more "
+            "toys and all four primitive types cover better by the paper's "
+            "logic",
+            budget="full",
+            heavy=True,
+            open="Measured Dec 3 2026 (full, 6 seeds): not reproduced, 256 - 8 "
+            "toys 0.017 [-0.011, 0.046], four types - rectangles -0.001 [-0.039, "
+            "0.037]: on this target every set of toys teaches the grasp axis of "
+            "new toys about equally; the design needs a target that depends on "
+            "how primitives are assembled, or a budget at which 256 toys fit",
+        ),
+    }
 
     def arms(self, cfg: ToysConfig):
-        base = {"task": {"name": "random_toys", "params": {"test_objects": cfg.test_objects}},
-                "model": CNN, "method": {"name": "erm"}, "optimizer": OPTIM,
-                "steps": cfg.steps, "batch_size": 64, "checkpoint_every": cfg.steps,
-                "eval": {"every": cfg.steps, "log_points": 0,
-                         "probes": [{"name": "accuracy"}]}}  # fmt: skip
-        toys = {"few": {"task.params.n_toys": cfg.few},
-                "many": {"task.params.n_toys": cfg.many},
-                "one_type": {"task.params.n_toys": cfg.many,
-                             "task.params.primitives": ["cuboid"]}}  # fmt: skip
+        base = {
+            "task": {"name": "random_toys", "params": {"test_objects": cfg.test_objects}},
+            "model": CNN,
+            "method": {"name": "erm"},
+            "optimizer": OPTIM,
+            "steps": cfg.steps,
+            "batch_size": 64,
+            "checkpoint_every": cfg.steps,
+            "eval": {"every": cfg.steps, "log_points": 0, "probes": [{"name": "accuracy"}]},
+        }
+        toys = {
+            "few": {"task.params.n_toys": cfg.few},
+            "many": {"task.params.n_toys": cfg.many},
+            "one_type": {"task.params.n_toys": cfg.many, "task.params.primitives": ["cuboid"]},
+        }
         return Design(base, axes={"toys": toys}, seeds=cfg.seeds).expand()
 
     def synthetic(self, cfg: ToysConfig, arm: dict, case: Case) -> dict[str, float]:
@@ -144,17 +161,31 @@ class RandomToys(Claim):
 
     def decide(self, cfg: ToysConfig, table: pd.DataFrame) -> Decision:
         wide = table.pivot_table(index="seed", columns="toys", values="objects")
-        ivs = [Interval.of(f"{cfg.many} - {cfg.few} toys", (wide["many"] - wide["few"]).dropna(),
-                           null=0.0, smallest=self.NUMBER),
-               Interval.of("four primitive types - rectangles only",
-                           (wide["many"] - wide["one_type"]).dropna(), null=0.0,
-                           smallest=self.DIVERSITY)]  # fmt: skip
+        ivs = [
+            Interval.of(
+                f"{cfg.many} - {cfg.few} toys",
+                (wide["many"] - wide["few"]).dropna(),
+                null=0.0,
+                smallest=self.NUMBER,
+            ),
+            Interval.of(
+                "four primitive types - rectangles only",
+                (wide["many"] - wide["one_type"]).dropna(),
+                null=0.0,
+                smallest=self.DIVERSITY,
+            ),
+        ]
         val = table.groupby("toys")["val"].mean()
         stats = {f"{k}_objects": wide[k].mean() for k in wide.columns} | {
-            f"{k}_val": v for k, v in val.items()}  # fmt: skip
-        sentence = (f"Zero-shot accuracy on {cfg.test_objects} over {len(wide)} seeds: "
-                    + ", ".join(f"{k} {wide[k].mean():.3f} (val {val[k]:.3f})" for k in wide.columns)
-                    + "; " + "; ".join(iv.text() for iv in ivs) + ".")  # fmt: skip
+            f"{k}_val": v for k, v in val.items()
+        }
+        sentence = (
+            f"Zero-shot accuracy on {cfg.test_objects} over {len(wide)} seeds: "
+            + ", ".join(f"{k} {wide[k].mean():.3f} (val {val[k]:.3f})" for k in wide.columns)
+            + "; "
+            + "; ".join(iv.text() for iv in ivs)
+            + "."
+        )
         return Decision(combine([iv.verdict() for iv in ivs]), stats, sentence, ivs)
 
 

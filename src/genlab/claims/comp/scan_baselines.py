@@ -35,8 +35,12 @@ Split = Literal["simple", "length", "addprim_jump", "addprim_turn_left"]
 # Lake & Baroni (2018), exact match of their overall-best network (LSTM, 2 x 200, no attention,
 # dropout 0.5) and of the best network per split. Only simple's 99.8% (best per split) was checked
 # against a stored copy of the paper's text; the others are quoted from memory (docs/compositional).
-PUBLISHED = {"simple": (0.997, 0.998), "length": (0.138, 0.208),
-             "addprim_jump": (0.0008, 0.012), "addprim_turn_left": (0.903, float("nan"))}  # fmt: skip
+PUBLISHED = {
+    "simple": (0.997, 0.998),
+    "length": (0.138, 0.208),
+    "addprim_jump": (0.0008, 0.012),
+    "addprim_turn_left": (0.903, float("nan")),
+}
 
 
 class ScanBaselinesConfig(TrainConfig):
@@ -51,8 +55,13 @@ class ScanBaselines(Claim):
     """Random split solved, length and add-jump far below (Lake & Baroni 2018; #54)."""
 
     id = "comp.scan_baselines"
-    papers = (Ref(54, "Zhou, Jiang & Bansal 2023 (citing Lake & Baroni 2018)",
-                  "Data factors for better compositional generalization"),)  # fmt: skip
+    papers = (
+        Ref(
+            54,
+            "Zhou, Jiang & Bansal 2023 (citing Lake & Baroni 2018)",
+            "Data factors for better compositional generalization",
+        ),
+    )
     statement = (
         "Over 3 seeds, an LSTM encoder-decoder with attention, fit to its training commands "
         "(val exact match >= 0.9), reaches exact match with its 95% CI above 0.9 on SCAN's simple "
@@ -61,31 +70,42 @@ class ScanBaselines(Claim):
     Config = ScanBaselinesConfig
     scope = "paper"
     smoke_decides = False  # 2 seeds, and 200 steps of a 32-unit LSTM fit nothing
-    budgets = {"smoke": {"steps": 200, "hidden": 32, "n_test": 100, "seeds": 2},
-               "full": {"steps": 1500}}  # fmt: skip
+    budgets = {
+        "smoke": {"steps": 200, "hidden": 32, "n_test": 100, "seeds": 2},
+        "full": {"steps": 1500},
+    }
     measures = {"val": Final("val/main", "exact_match"), "test": Final("test/*", "exact_match")}
     fit = Fit("val", 0.9)
     floor = Floor("test", 0.02)
     figure = ArmBars("test", by="split", lines=(("solved", 0.9), ("far below", 0.3)))
     controls = {
-        "negative": Control({"splits": ("simple", "addprim_turn_left"), "seeds": 8},
-                            "not reproduced",
-                            "Lake & Baroni: the add-primitive 'turn left' split is largely solved "
-                            "(turn left is seen composed as a direction), so 'far below' fails; "
-                            "8 seeds, as the 3-seed spread (0.302-0.528) requires for a CI to "
-                            "clear 0.3 at a mean near 0.4",
-                            budget="full", heavy=True),
-        "positive": Control({"steps": 3000}, "reproduced", "twice the training (3,000 "
-                            "steps): by Lake & Baroni's account the random split is solved with "
-                            "more margin while the length and add-jump failures are not a "
-                            "matter of training time, so the pattern must show", budget="full",
-                            heavy=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"splits": ("simple", "addprim_turn_left"), "seeds": 8},
+            "not reproduced",
+            "Lake & Baroni: the add-primitive 'turn left' split is largely solved "
+            "(turn left is seen composed as a direction), so 'far below' fails; "
+            "8 seeds, as the 3-seed spread (0.302-0.528) requires for a CI to "
+            "clear 0.3 at a mean near 0.4",
+            budget="full",
+            heavy=True,
+        ),
+        "positive": Control(
+            {"steps": 3000},
+            "reproduced",
+            "twice the training (3,000 "
+            "steps): by Lake & Baroni's account the random split is solved with "
+            "more margin while the length and add-jump failures are not a "
+            "matter of training time, so the pattern must show",
+            budget="full",
+            heavy=True,
+        ),
+    }
 
     def arms(self, cfg: ScanBaselinesConfig):
         task = {"n_val": 500, "n_test": cfg.n_test}
-        base = spec(cfg, "scan", task, "seq2seq_rnn", {**LSTM, "hidden": cfg.hidden},
-                    ("exact_match",))  # fmt: skip
+        base = spec(
+            cfg, "scan", task, "seq2seq_rnn", {**LSTM, "hidden": cfg.hidden}, ("exact_match",)
+        )
         split = {s: {"task.split": s} for s in cfg.splits}
         return Design(base, axes={"split": split}, seeds=cfg.seeds).expand()
 
@@ -107,10 +127,14 @@ class ScanBaselines(Claim):
             ivs.append(iv)
             overall, best = PUBLISHED[s]
             stats |= {s: iv.estimate, f"{s}_published_overall_best": overall}
-            parts.append(f"{s} {iv.estimate:.3f} [{iv.lo:.3f}, {iv.hi:.3f}] (Lake & Baroni: "
-                         f"overall-best {overall:.4g}, best {best:.4g})")  # fmt: skip
-        sentence = (f"Exact match over {cfg.seeds} seeds: {'; '.join(parts)}; solved means CI "
-                    f"above {cfg.solved:g}, failed CI below {cfg.failed:g}.")  # fmt: skip
+            parts.append(
+                f"{s} {iv.estimate:.3f} [{iv.lo:.3f}, {iv.hi:.3f}] (Lake & Baroni: "
+                f"overall-best {overall:.4g}, best {best:.4g})"
+            )
+        sentence = (
+            f"Exact match over {cfg.seeds} seeds: {'; '.join(parts)}; solved means CI "
+            f"above {cfg.solved:g}, failed CI below {cfg.failed:g}."
+        )
         return Decision(combine([iv.verdict() for iv in ivs]), stats, sentence, ivs)
 
 

@@ -42,13 +42,21 @@ from genlab.claims.measures import Final
 from genlab.design import Design
 from genlab.report.claim_figures import ArmBars
 
-TASK = {"n_skills": 8, "alphabet": 8, "length": 6, "heldout_skills": 1, "test_k": [1, 4, 5],
-        "n_val": 500, "n_test": 500}  # fmt: skip
+TASK = {
+    "n_skills": 8,
+    "alphabet": 8,
+    "length": 6,
+    "heldout_skills": 1,
+    "test_k": [1, 4, 5],
+    "n_val": 500,
+    "n_test": 500,
+}
 
 
 class SkillMixConfig(TrainConfig):
-    train_k: tuple[int, int] = Field((1, 3), description="longest training composition: "
-                                     "single skills, composed")  # fmt: skip
+    train_k: tuple[int, int] = Field(
+        (1, 3), description="longest training composition: single skills, composed"
+    )
     n_train: int = Field(20_000, ge=1, description="training rows of each arm")
     on: Literal["composed", "k1"] = Field(
         "composed", description="judge on k = 4 and 5 (the claim) or on single skills (k = 1)"
@@ -75,30 +83,47 @@ class SkillMix(Claim):
         "on them and GPT-4 grading"
     )
     smoke_decides = False  # 2 seeds, and 400 steps fit neither arm
-    budgets = {"smoke": {"steps": 400, "n_train": 4000, "seeds": 2},
-               "full": {"steps": 3000, "seeds": 3}}  # fmt: skip
-    measures = {"val": Final("val/main", "exact_match"), "k1": Final("test/k1", "exact_match"),
-                "k4": Final("test/k4", "exact_match"), "k5": Final("test/k5", "exact_match"),
-                "heldout": Final("test/heldout_skill", "exact_match")}  # fmt: skip
+    budgets = {
+        "smoke": {"steps": 400, "n_train": 4000, "seeds": 2},
+        "full": {"steps": 3000, "seeds": 3},
+    }
+    measures = {
+        "val": Final("val/main", "exact_match"),
+        "k1": Final("test/k1", "exact_match"),
+        "k4": Final("test/k4", "exact_match"),
+        "k5": Final("test/k5", "exact_match"),
+        "heldout": Final("test/heldout_skill", "exact_match"),
+    }
     fit = Fit("val", 0.9)
     floor = Floor("k4", 0.02)
     figure = ArmBars("k4", by="train_k")
     controls = {
-        "negative": Control({"train_k": (4, 5)}, "not reproduced", "both arms train on "
-                            "compositions of 4 skills (k <= 4 against k <= 5), so no composition "
-                            "of 4 is unseen by either: by the paper's account there is no "
-                            "transfer left to gain on k = 4", budget="full", heavy=True,
-                            open="piloted Dec 3 2026 (k <= 5 arm, seed 0, 3,000 steps, 275 s at "
-                            "load 10): val 0.772 < 0.9 (k4 0.670, k5 0.552), so it does not fit "
-                            "and would read inconclusive; no fitting must-fail design with runs "
-                            "of its own is known, so the claim cannot record 'reproduced'"),
-        "positive": Control({"steps": 6000}, "reproduced", "both arms trained twice as long "
-                            "(6,000 steps): an easier regime in which the k <= 3 arm fits with "
-                            "more margin (val 0.836 at 1,500 steps, 0.921 at 3,000) and its "
-                            "transfer grew with training (k4 0.340 -> 0.413, k5 0.182 -> 0.227), "
-                            "while single skills still teach no composition", budget="full",
-                            heavy=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"train_k": (4, 5)},
+            "not reproduced",
+            "both arms train on "
+            "compositions of 4 skills (k <= 4 against k <= 5), so no composition "
+            "of 4 is unseen by either: by the paper's account there is no "
+            "transfer left to gain on k = 4",
+            budget="full",
+            heavy=True,
+            open="piloted Dec 3 2026 (k <= 5 arm, seed 0, 3,000 steps, 275 s at "
+            "load 10): val 0.772 < 0.9 (k4 0.670, k5 0.552), so it does not fit "
+            "and would read inconclusive; no fitting must-fail design with runs "
+            "of its own is known, so the claim cannot record 'reproduced'",
+        ),
+        "positive": Control(
+            {"steps": 6000},
+            "reproduced",
+            "both arms trained twice as long "
+            "(6,000 steps): an easier regime in which the k <= 3 arm fits with "
+            "more margin (val 0.836 at 1,500 steps, 0.921 at 3,000) and its "
+            "transfer grew with training (k4 0.340 -> 0.413, k5 0.182 -> 0.227), "
+            "while single skills still teach no composition",
+            budget="full",
+            heavy=True,
+        ),
+    }
 
     def judged(self, cfg: SkillMixConfig) -> tuple[str, ...]:
         return ("k4", "k5") if cfg.on == "composed" else ("k1",)
@@ -108,26 +133,39 @@ class SkillMix(Claim):
         return [self.fit, Floor(self.judged(cfg)[0], self.floor.level)]
 
     def arms(self, cfg: SkillMixConfig):
-        base = spec(cfg, "skill_mix", {**TASK, "n_train": cfg.n_train}, "seq2seq_rnn", LSTM,
-                    ("exact_match",))  # fmt: skip
-        return Design(base, axes={"train_k": {k: {"task.train_k": k} for k in cfg.train_k}},
-                      seeds=cfg.seeds).expand()  # fmt: skip
+        base = spec(
+            cfg,
+            "skill_mix",
+            {**TASK, "n_train": cfg.n_train},
+            "seq2seq_rnn",
+            LSTM,
+            ("exact_match",),
+        )
+        return Design(
+            base, axes={"train_k": {k: {"task.train_k": k} for k in cfg.train_k}}, seeds=cfg.seeds
+        ).expand()
 
     def synthetic(self, cfg: SkillMixConfig, arm: dict, case: Case) -> dict[str, float]:
         """Effect: the composed arm +0.3 on k = 4 and +0.2 on k = 5 over 0.05; null: no gain;
         unfit: as effect, the composed arm at val 0.8."""
         composed = (arm["train_k"] == cfg.train_k[1]) * (case != "null")
         val = 0.8 if case == "unfit" and arm["train_k"] == cfg.train_k[1] else 0.98
-        return {"val": val, "k1": 0.97, "k4": 0.05 + 0.3 * composed,
-                "k5": 0.05 + 0.2 * composed, "heldout": 0.02}  # fmt: skip
+        return {
+            "val": val,
+            "k1": 0.97,
+            "k4": 0.05 + 0.3 * composed,
+            "k5": 0.05 + 0.2 * composed,
+            "heldout": 0.02,
+        }
 
     def decide(self, cfg: SkillMixConfig, table: pd.DataFrame) -> Decision:
         single, composed = cfg.train_k
         ivs, stats = [], {}
         for m in self.judged(cfg):
             gain = paired(table, m, {"train_k": composed}, {"train_k": single})
-            iv = Interval.of(f"{m} gain (k <= {composed} - k = {single})", gain,
-                             smallest=cfg.min_gain)  # fmt: skip
+            iv = Interval.of(
+                f"{m} gain (k <= {composed} - k = {single})", gain, smallest=cfg.min_gain
+            )
             ivs.append(iv)
             stats[f"{m}_gain"] = iv.estimate
         means = table.groupby("train_k")[list(self.measures)].mean()
@@ -142,9 +180,11 @@ class SkillMix(Claim):
             f"skill {stats[f'heldout_train_k{k}']:.3f}"
             for k in (single, composed)
         )
-        sentence = (f"Exact match over {cfg.seeds} seeds ({per_arm}); "
-                    f"{'; '.join(iv.text() for iv in ivs)}; held-out-skill gain "
-                    f"{stats['heldout_gain']:+.3f} (reported, not judged).")  # fmt: skip
+        sentence = (
+            f"Exact match over {cfg.seeds} seeds ({per_arm}); "
+            f"{'; '.join(iv.text() for iv in ivs)}; held-out-skill gain "
+            f"{stats['heldout_gain']:+.3f} (reported, not judged)."
+        )
         return Decision(combine([iv.verdict() for iv in ivs]), stats, sentence, ivs)
 
 

@@ -36,9 +36,16 @@ class DGConfig(Params):
 
 def dg_spec(task: dict[str, Any], model: dict[str, Any], cfg: DGConfig) -> dict[str, Any]:
     """One ERM run with DomainBed's defaults as a spec dict (``Design`` adds the seeds)."""
-    return {"task": task, "model": model, "method": {"name": "erm"}, "optimizer": OPTIM,
-            "steps": cfg.steps, "batch_size": 64, "checkpoint_every": cfg.steps,
-            "eval": {"every": cfg.eval_every, "log_points": 0}}  # fmt: skip
+    return {
+        "task": task,
+        "model": model,
+        "method": {"name": "erm"},
+        "optimizer": OPTIM,
+        "steps": cfg.steps,
+        "batch_size": 64,
+        "checkpoint_every": cfg.steps,
+        "eval": {"every": cfg.eval_every, "log_points": 0},
+    }
 
 
 def paired_gain(table: pd.DataFrame, arm: str, treat: str, base: str, measure: str = "heldout"):
@@ -61,8 +68,12 @@ class SuiteConfig(DGConfig):
     suite: list[str] = Field(default_factory=lambda: list(SUITE_SMOKE), min_length=1)
     method_params: dict[str, float] = Field(default_factory=dict)
     color_flip: list[float] | None = Field(
-        None, min_length=3, max_length=3, description="colored_digits settings: P(color != "
-        "label) per env (None: the task's 0.1, 0.2, 0.9)")  # fmt: skip
+        None,
+        min_length=3,
+        max_length=3,
+        description="colored_digits settings: P(color != "
+        "label) per env (None: the task's 0.1, 0.2, 0.9)",
+    )
 
     @field_validator("suite")
     @classmethod
@@ -70,8 +81,9 @@ class SuiteConfig(DGConfig):
         for item in v:
             task, _, idx = item.partition(":")
             if task not in N_ENVS or not idx.isdigit():
-                raise ValueError(f"suite entry {item!r} must be task:index with task in "
-                                 f"{', '.join(N_ENVS)}")  # fmt: skip
+                raise ValueError(
+                    f"suite entry {item!r} must be task:index with task in {', '.join(N_ENVS)}"
+                )
             check_test_envs([int(idx)], N_ENVS[task])
         return v
 
@@ -86,27 +98,37 @@ class BeatsERM(Claim):
         dict[str, Any]
     ] = {}  # the method's fixed params (``method_params`` add)
     Config = SuiteConfig
-    budgets = {"smoke": {"steps": 301, "seeds": 3},
-               "full": {"steps": 1001, "seeds": 3, "suite": SUITE_FULL}}  # fmt: skip
+    budgets = {
+        "smoke": {"steps": 301, "seeds": 3},
+        "full": {"steps": 1001, "seeds": 3, "suite": SUITE_FULL},
+    }
     MIN_GAIN = 0.01  # fixed before running: a gain below one point is parity
     measures = {"heldout": HELDOUT, "val": VAL}
     fit = Fit("val", 0.6)
-    floor = NotApplicable("floor", "the suite's chance levels differ (0.5 colored, 0.1 rotated) "
-                          "and colored -90% sits below chance by design; every arm must fit (val) "
-                          "and the paired gain's CI decides")  # fmt: skip
+    floor = NotApplicable(
+        "floor",
+        "the suite's chance levels differ (0.5 colored, 0.1 rotated) "
+        "and colored -90% sits below chance by design; every arm must fit (val) "
+        "and the paired gain's CI decides",
+    )
     figure = ArmBars("heldout", by=("setting", "method"))
-    controls = {"negative": Control(
-        {"suite": ["colored_digits:2"], "color_flip": [0.1, 0.1, 0.9]}, "not reproduced",
-        "-90% held out after two training environments in which color agrees with the label "
-        "alike (90% in both, where the claim's are 90% and 80%): nothing in the sources tells "
-        "the color from a real cue, so a method that learns what the source domains share (or, "
-        "RIDG, what each class's mean rationale holds) keeps the color as ERM does, and both "
-        "collapse below chance on the reversed environment. Its own runs (the claim's suite "
-        "holds -90% with the 90%/80% sources); until Dec 3 2026 the control was the claim's "
-        "own colored_digits:2 runs judged again. Measured Dec 3 2026 at smoke (6 runs, ~15 s "
-        "each for DMG and RIDG, the ERM runs shared): not reproduced for both, method and ERM "
-        "alike at held-out 0.104 with val 0.894 (a colour-only classifier), gain 0.000 [0.000, "
-        "0.000]", slow=True)}  # fmt: skip
+    controls = {
+        "negative": Control(
+            {"suite": ["colored_digits:2"], "color_flip": [0.1, 0.1, 0.9]},
+            "not reproduced",
+            "-90% held out after two training environments in which color agrees with the label "
+            "alike (90% in both, where the claim's are 90% and 80%): nothing in the sources tells "
+            "the color from a real cue, so a method that learns what the source domains share (or, "
+            "RIDG, what each class's mean rationale holds) keeps the color as ERM does, and both "
+            "collapse below chance on the reversed environment. Its own runs (the claim's suite "
+            "holds -90% with the 90%/80% sources); until Dec 3 2026 the control was the claim's "
+            "own colored_digits:2 runs judged again. Measured Dec 3 2026 at smoke (6 runs, ~15 s "
+            "each for DMG and RIDG, the ERM runs shared): not reproduced for both, method and ERM "
+            "alike at held-out 0.104 with val 0.894 (a colour-only classifier), gain 0.000 [0.000, "
+            "0.000]",
+            slow=True,
+        )
+    }
 
     def arms(self, cfg: SuiteConfig):
         def task(s: str) -> dict[str, Any]:
@@ -117,10 +139,15 @@ class BeatsERM(Claim):
             return {"name": name, "params": params}
 
         settings = {s: {"task": task(s)} for s in cfg.suite}
-        methods = {"erm": {"method": {"name": "erm"}},
-                   self.METHOD: {"method": {"name": self.METHOD,
-                                            "params": {**self.METHOD_PARAMS,
-                                                       **cfg.method_params}}}}  # fmt: skip
+        methods = {
+            "erm": {"method": {"name": "erm"}},
+            self.METHOD: {
+                "method": {
+                    "name": self.METHOD,
+                    "params": {**self.METHOD_PARAMS, **cfg.method_params},
+                }
+            },
+        }
         base = dg_spec({"name": "colored_digits"}, MLP, cfg)
         return Design(base, {"setting": settings, "method": methods}, seeds=cfg.seeds).expand()
 
@@ -133,13 +160,25 @@ class BeatsERM(Claim):
 
     def decide(self, cfg: SuiteConfig, table: pd.DataFrame) -> Decision:
         m = self.METHOD
-        iv = Interval.of(f"{m} - ERM", paired_gain(table, "method", m, "erm"),
-                         null=0.0, smallest=self.MIN_GAIN)  # fmt: skip
+        iv = Interval.of(
+            f"{m} - ERM", paired_gain(table, "method", m, "erm"), null=0.0, smallest=self.MIN_GAIN
+        )
         per = table.pivot_table(index="setting", columns="method", values="heldout")
-        stats = {"gain_mean": iv.estimate, "gain_ci_lo": iv.lo, "gain_ci_hi": iv.hi,
-                 f"{m}_mean": per[m].mean(), "erm_mean": per["erm"].mean(),
-                 f"{m}_worst_setting": per[m].min(), "erm_worst_setting": per["erm"].min()}  # fmt: skip
+        stats = {
+            "gain_mean": iv.estimate,
+            "gain_ci_lo": iv.lo,
+            "gain_ci_hi": iv.hi,
+            f"{m}_mean": per[m].mean(),
+            "erm_mean": per["erm"].mean(),
+            f"{m}_worst_setting": per[m].min(),
+            "erm_worst_setting": per["erm"].min(),
+        }
         gains = ", ".join(f"{s} {v:+.3f}" for s, v in (per[m] - per["erm"]).items())
-        return Decision(iv.verdict(), stats, f"Suite-average held-out accuracy {m} "
-                        f"{stats[f'{m}_mean']:.3f} vs ERM {stats['erm_mean']:.3f}; paired gain "
-                        f"{iv.text()}; per setting: {gains}; {cfg.steps} steps.", [iv])  # fmt: skip
+        return Decision(
+            iv.verdict(),
+            stats,
+            f"Suite-average held-out accuracy {m} "
+            f"{stats[f'{m}_mean']:.3f} vs ERM {stats['erm_mean']:.3f}; paired gain "
+            f"{iv.text()}; per setting: {gains}; {cfg.steps} steps.",
+            [iv],
+        )

@@ -29,8 +29,12 @@ ENVS = ("+90%", "+80%", "-90%")
 class ColoredCollapseConfig(DGConfig):
     """ERM on colored and on grayscale images, each environment held out in turn."""
 
-    color_flip: list[float] = Field(default_factory=lambda: [0.1, 0.2, 0.9], min_length=3,
-                                    max_length=3, description="P(color != label) per env")  # fmt: skip
+    color_flip: list[float] = Field(
+        default_factory=lambda: [0.1, 0.2, 0.9],
+        min_length=3,
+        max_length=3,
+        description="P(color != label) per env",
+    )
     data_root: str | None = Field(None, description="MNIST IDX folder: run on colored_mnist")
     limit: int | None = Field(None, ge=30, description="colored_mnist: first N shuffled images")
 
@@ -39,8 +43,10 @@ class ColoredCollapse(Claim):
     """ERM reaches the shape-only limit on +90%/+80% held out and collapses on -90% (DomainBed)."""
 
     id = "dg.colored_collapse"
-    papers = (DOMAINBED, Ref(None, "Arjovsky, Bottou, Gulrajani & Lopez-Paz 2019",
-                             "Invariant risk minimization"))  # fmt: skip
+    papers = (
+        DOMAINBED,
+        Ref(None, "Arjovsky, Bottou, Gulrajani & Lopez-Paz 2019", "Invariant risk minimization"),
+    )
     statement = (
         "ERM (DomainBed defaults, training-domain validation), each environment held out in turn, "
         "paired by seed with ERM on grayscale images of the same split: on +90% and on +80% the "
@@ -67,17 +73,21 @@ class ColoredCollapse(Claim):
             "color carries nothing in any environment, so nothing collapses on -90%",
             slow=True,
         ),
-    }  # fmt: skip  no positive control (module docstring)
+    }  # no positive control (module docstring)
 
     def arms(self, cfg: ColoredCollapseConfig):
         task = {"name": "colored_digits", "params": {"color_flip": cfg.color_flip}}
         model = SMALL_CNN
         if cfg.data_root is not None:
-            task = {"name": "colored_mnist", "params": {**task["params"], "limit": cfg.limit,
-                                                        "data_root": cfg.data_root}}  # fmt: skip
+            task = {
+                "name": "colored_mnist",
+                "params": {**task["params"], "limit": cfg.limit, "data_root": cfg.data_root},
+            }
             model = {"name": "mnist_cnn"}
-        axes = {"env": {e: {"task.params.test_envs": [i]} for i, e in enumerate(ENVS)},
-                "input": {"color": {}, "gray": {"task.params.grayscale": True}}}  # fmt: skip
+        axes = {
+            "env": {e: {"task.params.test_envs": [i]} for i, e in enumerate(ENVS)},
+            "input": {"color": {}, "gray": {"task.params.grayscale": True}},
+        }
         return Design(dg_spec(task, model, cfg), axes, seeds=cfg.seeds).expand()
 
     def synthetic(self, cfg: ColoredCollapseConfig, arm: dict, case: Case) -> dict[str, float]:
@@ -91,17 +101,37 @@ class ColoredCollapse(Claim):
 
     def decide(self, cfg: ColoredCollapseConfig, table: pd.DataFrame) -> Decision:
         wide = table.pivot_table(index="seed", columns=["env", "input"], values="heldout")
-        ivs = [Interval.of(f"{e} color - gray", (wide[e, "color"] - wide[e, "gray"]).dropna(),
-                           null=-self.MARGIN, smallest=-self.MARGIN) for e in ENVS[:2]]  # fmt: skip
-        ivs.append(Interval.of("-90% color", wide["-90%", "color"].dropna(), null=self.CHANCE,
-                               smallest=self.CHANCE, above=False))  # fmt: skip
+        ivs = [
+            Interval.of(
+                f"{e} color - gray",
+                (wide[e, "color"] - wide[e, "gray"]).dropna(),
+                null=-self.MARGIN,
+                smallest=-self.MARGIN,
+            )
+            for e in ENVS[:2]
+        ]
+        ivs.append(
+            Interval.of(
+                "-90% color",
+                wide["-90%", "color"].dropna(),
+                null=self.CHANCE,
+                smallest=self.CHANCE,
+                above=False,
+            )
+        )
         mean = wide.mean()
         stats = {f"{e}_{i}": mean[e, i] for e, i in mean.index}
-        parts = "; ".join(f"{e}: color {mean[e, 'color']:.3f}, gray {mean[e, 'gray']:.3f}"
-                          for e in ENVS)  # fmt: skip
-        return Decision(combine([iv.verdict() for iv in ivs]), stats, f"Held-out accuracy (mean "
-                        f"over {len(wide)} seeds) {parts}; {'; '.join(iv.text() for iv in ivs)}; "
-                        f"{cfg.steps} steps.", ivs)  # fmt: skip
+        parts = "; ".join(
+            f"{e}: color {mean[e, 'color']:.3f}, gray {mean[e, 'gray']:.3f}" for e in ENVS
+        )
+        return Decision(
+            combine([iv.verdict() for iv in ivs]),
+            stats,
+            f"Held-out accuracy (mean "
+            f"over {len(wide)} seeds) {parts}; {'; '.join(iv.text() for iv in ivs)}; "
+            f"{cfg.steps} steps.",
+            ivs,
+        )
 
 
 register(ColoredCollapse())

@@ -53,30 +53,44 @@ from genlab.claims.guards import Fit, Floor, Interval, combine
 from genlab.design import Design
 from genlab.report.claim_figures import ArmBars
 
-DG_PARAMS = {"erm": {}, "groupdro": {"method": {"name": "groupdro"}},
-             "mixup": {"method": {"name": "mixup"}}, "irm": {"method": {"name": "irm"}},
-             "vrex": {"method": {"name": "vrex"}}, "coral": {"method": {"name": "coral"}}}  # fmt: skip
+DG_PARAMS = {
+    "erm": {},
+    "groupdro": {"method": {"name": "groupdro"}},
+    "mixup": {"method": {"name": "mixup"}},
+    "irm": {"method": {"name": "irm"}},
+    "vrex": {"method": {"name": "vrex"}},
+    "coral": {"method": {"name": "coral"}},
+}
 ALGORITHMS = {
     # six DomainBed algorithms, none of which knows that the nuisance is the background hue
     "dg": DG_PARAMS,
     # the positive control's: the same six and RGB-Shuffle (``modify`` admitting every sample),
     # whose channel shuffle removes the hue shift by construction
-    "dg_shuffle": {**DG_PARAMS,
-                   "shuffle": {"method": {"name": "modify", "params": {"tolerance": 1e9}}}},
+    "dg_shuffle": {
+        **DG_PARAMS,
+        "shuffle": {"method": {"name": "modify", "params": {"tolerance": 1e9}}},
+    },
     # six ERM runs that differ only in a small learning-rate change: no real difference to find
-    "erm_only": {f"erm@{lr:g}": {"optimizer.lr": lr}
-                 for lr in (1e-3, 1.1e-3, 0.9e-3, 1.2e-3, 0.95e-3, 1.05e-3)},
-}  # fmt: skip
+    "erm_only": {
+        f"erm@{lr:g}": {"optimizer.lr": lr}
+        for lr in (1e-3, 1.1e-3, 0.9e-3, 1.2e-3, 0.95e-3, 1.05e-3)
+    },
+}
 
 
 class ContextShiftConfig(DGConfig):
     """Three benchmarks x six algorithms, paired by seed."""
 
-    algorithms: Literal["dg", "dg_shuffle", "erm_only"] = Field("dg", description="the "
-                                                                "algorithms ranked")  # fmt: skip
+    algorithms: Literal["dg", "dg_shuffle", "erm_only"] = Field(
+        "dg", description="the algorithms ranked"
+    )
     disparity: float = Field(1.0, gt=0, le=3.14, description="hue distance between contexts")
-    concept_shift: float = Field(0.5, gt=0, lt=0.9, description="relabelled share of the source "
-                                 "domains' (training and validation) labels")  # fmt: skip
+    concept_shift: float = Field(
+        0.5,
+        gt=0,
+        lt=0.9,
+        description="relabelled share of the source domains' (training and validation) labels",
+    )
     steps: int = Field(401, ge=1)
     seeds: int = Field(5, ge=2)
 
@@ -85,8 +99,13 @@ class ContextShift(Claim):
     """Covariate shift raises, concept shift lowers a benchmark's power to rank algorithms (#15)."""
 
     id = "dg.context_shift"
-    papers = (Ref(15, "Zhang, He, Xu, Yu, Shen & Cui 2023", "NICO++: towards better "
-                  "benchmarking for domain generalization"),)  # fmt: skip
+    papers = (
+        Ref(
+            15,
+            "Zhang, He, Xu, Yu, Shen & Cui 2023",
+            "NICO++: towards better benchmarking for domain generalization",
+        ),
+    )
     statement = (
         "On object_contexts (6 contexts, each digit seen in 2), the spread (SD over ERM, "
         "GroupDRO, Mixup, IRM, VREx and CORAL, DomainBed defaults) of held-out accuracy under "
@@ -114,18 +133,29 @@ class ContextShift(Claim):
     floor = Floor("heldout", 0.15)
     figure = ArmBars("heldout", by=("benchmark", "algorithm"))
     controls = {
-        "negative": Control({"algorithms": "erm_only"}, "not reproduced", "algorithms that do "
-                            "not differ (six ERM runs, lr 0.9-1.2e-3): no benchmark can spread "
-                            "them apart", slow=True, heavy=True),
-        "positive": Control({"algorithms": "dg_shuffle"}, "reproduced", "the six algorithms "
-                            "and RGB-Shuffle, which removes the hue shift by construction: an "
-                            "algorithm that resists the covariate shift, so by the paper's "
-                            "logic the covariate benchmark tells it from the rest, more than "
-                            "the benchmark without shift and more than the one whose source "
-                            "labels are partly another concept (the old design's shuffle "
-                            "result: 0.944 against ~0.12 under covariate shift)", slow=True,
-                            heavy=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"algorithms": "erm_only"},
+            "not reproduced",
+            "algorithms that do "
+            "not differ (six ERM runs, lr 0.9-1.2e-3): no benchmark can spread "
+            "them apart",
+            slow=True,
+            heavy=True,
+        ),
+        "positive": Control(
+            {"algorithms": "dg_shuffle"},
+            "reproduced",
+            "the six algorithms "
+            "and RGB-Shuffle, which removes the hue shift by construction: an "
+            "algorithm that resists the covariate shift, so by the paper's "
+            "logic the covariate benchmark tells it from the rest, more than "
+            "the benchmark without shift and more than the one whose source "
+            "labels are partly another concept (the old design's shuffle "
+            "result: 0.944 against ~0.12 under covariate shift)",
+            slow=True,
+            heavy=True,
+        ),
+    }
 
     def guards(self, cfg: ContextShiftConfig):
         """The fit level of the concept-shift benchmark is scaled by its relabelled share: a
@@ -134,10 +164,15 @@ class ContextShift(Claim):
         return [self.fit, concept, self.floor, *self.extra_guards]
 
     def arms(self, cfg: ContextShiftConfig):
-        task = {"name": "object_contexts",
-                "params": {"contexts": 6, "seen": 2, "disparity": cfg.disparity}}  # fmt: skip
-        bench = {"no_shift": {"task.disparity": 0.0}, "covariate": {},
-                 "concept": {"task.train_concept_shift": cfg.concept_shift}}  # fmt: skip
+        task = {
+            "name": "object_contexts",
+            "params": {"contexts": 6, "seen": 2, "disparity": cfg.disparity},
+        }
+        bench = {
+            "no_shift": {"task.disparity": 0.0},
+            "covariate": {},
+            "concept": {"task.train_concept_shift": cfg.concept_shift},
+        }
         axes = {"benchmark": bench, "algorithm": ALGORITHMS[cfg.algorithms]}
         return Design(dg_spec(task, MLP, cfg), axes=axes, seeds=cfg.seeds).expand()
 
@@ -155,17 +190,29 @@ class ContextShift(Claim):
         return {"heldout": v, "val": 0.5 if unfit else val}
 
     def decide(self, cfg: ContextShiftConfig, table: pd.DataFrame) -> Decision:
-        spread = table.pivot_table(index="seed", columns="benchmark", values="heldout",
-                                   aggfunc="std")  # fmt: skip
-        ivs = [Interval.of(f"spread: covariate - {b}", (spread["covariate"] - spread[b]).dropna(),
-                           smallest=self.SPREAD) for b in ("no_shift", "concept")]  # fmt: skip
+        spread = table.pivot_table(
+            index="seed", columns="benchmark", values="heldout", aggfunc="std"
+        )
+        ivs = [
+            Interval.of(
+                f"spread: covariate - {b}",
+                (spread["covariate"] - spread[b]).dropna(),
+                smallest=self.SPREAD,
+            )
+            for b in ("no_shift", "concept")
+        ]
         stats = {f"spread_{b}": spread[b].mean() for b in spread}
         means = table.groupby(["benchmark", "algorithm"])["heldout"].mean()
-        sentence = (f"Held-out accuracy per benchmark and algorithm ({cfg.seeds} seeds, "
-                    f"{cfg.steps} steps): " + ", ".join(f"{b}/{a} {v:.3f}"
-                                                        for (b, a), v in means.items())
-                    + "; mean spread " + ", ".join(f"{k[7:]} {v:.3f}" for k, v in stats.items())
-                    + "; " + "; ".join(iv.text() for iv in ivs) + ".")  # fmt: skip
+        sentence = (
+            f"Held-out accuracy per benchmark and algorithm ({cfg.seeds} seeds, "
+            f"{cfg.steps} steps): "
+            + ", ".join(f"{b}/{a} {v:.3f}" for (b, a), v in means.items())
+            + "; mean spread "
+            + ", ".join(f"{k[7:]} {v:.3f}" for k, v in stats.items())
+            + "; "
+            + "; ".join(iv.text() for iv in ivs)
+            + "."
+        )
         return Decision(combine([iv.verdict() for iv in ivs]), stats, sentence, ivs)
 
 

@@ -41,9 +41,10 @@ from genlab.tasks.factor_digits import conditions
 
 CONDITIONS = ["+".join(c) for c in conditions(pairs=True)]
 MODELS: dict[str, dict[str, Any]] = {
-    "mlp": MLP, "cnn": SMALL_CNN,
+    "mlp": MLP,
+    "cnn": SMALL_CNN,
     "mlp_narrow": {"name": "mlp", "params": {"width": 64, "depth": 2}},
-}  # fmt: skip
+}
 
 
 class FactorConfig(Params):
@@ -60,8 +61,14 @@ class FactorOrdering(Claim):
     """Generalization difficulty orders consistently over factors of variation (#40)."""
 
     id = "dg.factor_ordering"
-    papers = (Ref(40, "Xie et al. 2023", "Decomposing the generalization gap in imitation "
-                  "learning for visual robotic manipulation (Factor World)"),)  # fmt: skip
+    papers = (
+        Ref(
+            40,
+            "Xie et al. 2023",
+            "Decomposing the generalization gap in imitation "
+            "learning for visual robotic manipulation (Factor World)",
+        ),
+    )
     statement = (
         "On factor_digits, an MLP and a small CNN trained on clean digits order the fifteen test "
         "conditions (five factors alone and in pairs) alike by their accuracy gap from the clean "
@@ -78,29 +85,48 @@ class FactorOrdering(Claim):
     budgets = {"smoke": {"steps": 300, "seeds": 3}, "full": {}}
     RHO = 0.5  # fixed before running
     measures = {"val": Final("val/train"), "clean": Final("test/clean")} | {
-        c: Final(f"test/{c}") for c in CONDITIONS}  # fmt: skip
+        c: Final(f"test/{c}") for c in CONDITIONS
+    }
     fit = Fit("val", 0.9)
     floor = Floor("clean", 0.5)  # chance is 0.1
     figure = ArmBars("clean", by="model")
     controls = {
-        "negative": Control({"magnitude": 0.0}, "not reproduced", "no factor is applied: every "
-                            "test condition is a different half of the same clean digits, so the "
-                            "gaps are sampling noise and there is no difficulty order to share",
-                            budget="full", heavy=True, open="Measured Dec 3 2026 (full, 12 runs): "
-                            "inconclusive, rho 0.329 [0.065, 0.592]: both models read the same "
-                            "half of the held-out digits per condition, so the halves' shared "
-                            "difficulty correlates their gaps even without a factor; a null "
-                            "design needs each model to read halves of its own"),
-        "positive": Control({"model_b": "mlp_narrow"}, "reproduced", "the second model is an MLP "
-                            "of a quarter of the width: the same inductive bias, so by the "
-                            "paper's logic the same order", budget="full", heavy=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"magnitude": 0.0},
+            "not reproduced",
+            "no factor is applied: every "
+            "test condition is a different half of the same clean digits, so the "
+            "gaps are sampling noise and there is no difficulty order to share",
+            budget="full",
+            heavy=True,
+            open="Measured Dec 3 2026 (full, 12 runs): "
+            "inconclusive, rho 0.329 [0.065, 0.592]: both models read the same "
+            "half of the held-out digits per condition, so the halves' shared "
+            "difficulty correlates their gaps even without a factor; a null "
+            "design needs each model to read halves of its own",
+        ),
+        "positive": Control(
+            {"model_b": "mlp_narrow"},
+            "reproduced",
+            "the second model is an MLP "
+            "of a quarter of the width: the same inductive bias, so by the "
+            "paper's logic the same order",
+            budget="full",
+            heavy=True,
+        ),
+    }
 
     def arms(self, cfg: FactorConfig):
-        base = {"task": {"name": "factor_digits", "params": {"magnitude": cfg.magnitude}},
-                "model": MODELS[cfg.model_a], "method": {"name": "erm"}, "optimizer": OPTIM,
-                "steps": cfg.steps, "batch_size": 64, "checkpoint_every": cfg.steps,
-                "eval": {"every": cfg.steps, "log_points": 0}}  # fmt: skip
+        base = {
+            "task": {"name": "factor_digits", "params": {"magnitude": cfg.magnitude}},
+            "model": MODELS[cfg.model_a],
+            "method": {"name": "erm"},
+            "optimizer": OPTIM,
+            "steps": cfg.steps,
+            "batch_size": 64,
+            "checkpoint_every": cfg.steps,
+            "eval": {"every": cfg.steps, "log_points": 0},
+        }
         models = {"a": {"model": MODELS[cfg.model_a]}, "b": {"model": MODELS[cfg.model_b]}}
         return Design(base, axes={"model": models}, seeds=cfg.seeds).expand()
 
@@ -108,8 +134,9 @@ class FactorOrdering(Claim):
         """Effect: both models' accuracy falls with a condition's index (the same order); null:
         model b's order is reversed; unfit: model a's val at 0.6."""
         rev = case == "null" and arm["model"] == "b"
-        accs = {c: 0.9 - 0.04 * (len(CONDITIONS) - i if rev else i) for i, c in
-                enumerate(CONDITIONS)}  # fmt: skip
+        accs = {
+            c: 0.9 - 0.04 * (len(CONDITIONS) - i if rev else i) for i, c in enumerate(CONDITIONS)
+        }
         val = 0.6 if case == "unfit" and arm["model"] == "a" else 0.97
         return {"val": val, "clean": 0.95} | accs
 
@@ -123,20 +150,29 @@ class FactorOrdering(Claim):
                 rho = spearmanr(gaps.loc[(seed, "a")], gaps.loc[(seed, "b")]).statistic
                 rhos.append(float(rho))
         rhos = [r for r in rhos if np.isfinite(r)]
-        iv = Interval.of(f"Spearman rho of the gaps, {cfg.model_a} vs {cfg.model_b}", rhos,
-                         smallest=self.RHO)  # fmt: skip
+        iv = Interval.of(
+            f"Spearman rho of the gaps, {cfg.model_a} vs {cfg.model_b}", rhos, smallest=self.RHO
+        )
         mean = gaps.groupby(level="model").mean()
         hardest = {
             m: mean.loc[m].sort_values(ascending=False).index[:3].tolist() for m in mean.index
         }
-        stats = {"rho": iv.estimate, "rho_lo": iv.lo, "rho_hi": iv.hi,
-                 "mean_gap_a": float(mean.loc["a"].mean()) if "a" in mean.index else np.nan,
-                 "mean_gap_b": float(mean.loc["b"].mean()) if "b" in mean.index else np.nan}  # fmt: skip
-        sentence = (f"Mean gap over the {len(CONDITIONS)} conditions: {cfg.model_a} "
-                    f"{stats['mean_gap_a']:.3f}, {cfg.model_b} {stats['mean_gap_b']:.3f}; hardest "
-                    + "; ".join(f"{cfg.model_a if m == 'a' else cfg.model_b}: {', '.join(h)}"
-                                for m, h in hardest.items())
-                    + f"; {iv.text()} (magnitude {cfg.magnitude}).")  # fmt: skip
+        stats = {
+            "rho": iv.estimate,
+            "rho_lo": iv.lo,
+            "rho_hi": iv.hi,
+            "mean_gap_a": float(mean.loc["a"].mean()) if "a" in mean.index else np.nan,
+            "mean_gap_b": float(mean.loc["b"].mean()) if "b" in mean.index else np.nan,
+        }
+        sentence = (
+            f"Mean gap over the {len(CONDITIONS)} conditions: {cfg.model_a} "
+            f"{stats['mean_gap_a']:.3f}, {cfg.model_b} {stats['mean_gap_b']:.3f}; hardest "
+            + "; ".join(
+                f"{cfg.model_a if m == 'a' else cfg.model_b}: {', '.join(h)}"
+                for m, h in hardest.items()
+            )
+            + f"; {iv.text()} (magnitude {cfg.magnitude})."
+        )
         return Decision(iv.verdict(), stats, sentence, [iv])
 
 

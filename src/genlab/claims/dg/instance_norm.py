@@ -27,9 +27,11 @@ from genlab.claims.guards import Fit, Floor, Interval
 from genlab.design import Design
 from genlab.report.claim_figures import ArmBars
 
-SHIFTS = {"appearance": {"name": "style_digits", "params": {}},  # train clean, 4 styles held out
-          "rotation": {"name": "rotated_digits", "params": {"test_envs": [1, 2, 3, 4, 5]}},
-          "translation": {"name": "shifted_digits", "params": {}}}  # fmt: skip
+SHIFTS = {
+    "appearance": {"name": "style_digits", "params": {}},  # train clean, 4 styles held out
+    "rotation": {"name": "rotated_digits", "params": {"test_envs": [1, 2, 3, 4, 5]}},
+    "translation": {"name": "shifted_digits", "params": {}},
+}
 
 
 class InstanceNormConfig(DGConfig):
@@ -48,8 +50,13 @@ class InstanceNorm(Claim):
     """IBN-a beats BN on held-out appearance environments (Pan et al., IBN-Net, #7)."""
 
     id = "dg.instance_norm"
-    papers = (Ref(7, "Pan, Luo, Shi & Tang 2018", "Two at once: enhancing learning and "
-                  "generalization capacities via IBN-Net"),)  # fmt: skip
+    papers = (
+        Ref(
+            7,
+            "Pan, Luo, Shi & Tang 2018",
+            "Two at once: enhancing learning and generalization capacities via IBN-Net",
+        ),
+    )
     statement = (
         "A small CNN with IBN-a beats the same CNN with BatchNorm on style_digits' held-out "
         "appearance environments (mean over them, training-domain validation on clean): paired "
@@ -68,18 +75,26 @@ class InstanceNorm(Claim):
     fit = Fit("val", 0.8)
     floor = Floor("heldout", 0.15)
     figure = ArmBars("heldout", by="norm")
-    controls = {"negative": Control(
-        {"shift": "translation"}, "not reproduced", "IBN-Net's logic: IN removes "
-        "what instance statistics carry (contrast, brightness, colour), BN keeps content; digits "
-        "shifted by whole pixels (circularly) keep every pixel value, so the held-out "
-        "environments differ in layout only and IN has nothing to remove (rotation, the old "
-        "control, is no such shift: bilinear rotation lowers every image's contrast, std 0.377 -> "
-        "0.315, and IBN-a gains there, +0.022 [0.009, 0.036] over 20 seeds)", budget="full",
-        heavy=True)}  # fmt: skip
+    controls = {
+        "negative": Control(
+            {"shift": "translation"},
+            "not reproduced",
+            "IBN-Net's logic: IN removes "
+            "what instance statistics carry (contrast, brightness, colour), BN keeps content; digits "
+            "shifted by whole pixels (circularly) keep every pixel value, so the held-out "
+            "environments differ in layout only and IN has nothing to remove (rotation, the old "
+            "control, is no such shift: bilinear rotation lowers every image's contrast, std 0.377 -> "
+            "0.315, and IBN-a gains there, +0.022 [0.009, 0.036] over 20 seeds)",
+            budget="full",
+            heavy=True,
+        )
+    }
 
     def arms(self, cfg: InstanceNormConfig):
-        cnn = {"name": "cnn", "params": {"channels": cfg.channels, "ibn_blocks": cfg.ibn_blocks,
-                                         "pool_every": 1}}  # fmt: skip
+        cnn = {
+            "name": "cnn",
+            "params": {"channels": cfg.channels, "ibn_blocks": cfg.ibn_blocks, "pool_every": 1},
+        }
         norms = {n: {"model.params.norm": n} for n in ("bn", "ibn_a")}
         base = dg_spec(SHIFTS[cfg.shift], cnn, cfg)
         return Design(base, {"norm": norms}, seeds=cfg.seeds).expand()
@@ -92,14 +107,27 @@ class InstanceNorm(Claim):
         return {"heldout": 0.3 + gain, "val": 0.5 if case == "unfit" and ibn else 0.95}
 
     def decide(self, cfg: InstanceNormConfig, table: pd.DataFrame) -> Decision:
-        iv = Interval.of("IBN-a - BN", paired_gain(table, "norm", "ibn_a", "bn"), null=0.0,
-                         smallest=self.MIN_GAIN)  # fmt: skip
+        iv = Interval.of(
+            "IBN-a - BN",
+            paired_gain(table, "norm", "ibn_a", "bn"),
+            null=0.0,
+            smallest=self.MIN_GAIN,
+        )
         mean = table.groupby("norm")["heldout"].mean()
-        stats = {"gain_mean": iv.estimate, "gain_ci_lo": iv.lo, "gain_ci_hi": iv.hi,
-                 **{f"{n}_heldout": v for n, v in mean.items()}}  # fmt: skip
-        return Decision(iv.verdict(), stats, f"Held-out ({cfg.shift}) accuracy BN "
-                        f"{mean.get('bn', 0):.3f}, IBN-a {mean.get('ibn_a', 0):.3f}; paired gain "
-                        f"{iv.text()}; {cfg.steps} steps.", [iv])  # fmt: skip
+        stats = {
+            "gain_mean": iv.estimate,
+            "gain_ci_lo": iv.lo,
+            "gain_ci_hi": iv.hi,
+            **{f"{n}_heldout": v for n, v in mean.items()},
+        }
+        return Decision(
+            iv.verdict(),
+            stats,
+            f"Held-out ({cfg.shift}) accuracy BN "
+            f"{mean.get('bn', 0):.3f}, IBN-a {mean.get('ibn_a', 0):.3f}; paired gain "
+            f"{iv.text()}; {cfg.steps} steps.",
+            [iv],
+        )
 
 
 register(InstanceNorm())

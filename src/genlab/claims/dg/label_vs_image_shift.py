@@ -73,8 +73,11 @@ def packed(metrics: pd.DataFrame, run_id: str, split: str) -> np.ndarray | None:
     """The predictions ``run_id`` logged on ``test/<split>`` at its last step (None: none)."""
     from genlab.probes.predictions import unpack
 
-    rows = metrics[(metrics["run_id"] == run_id) & (metrics["split"] == f"test/{split}")
-                   & metrics["metric"].str.startswith("pred_")]  # fmt: skip
+    rows = metrics[
+        (metrics["run_id"] == run_id)
+        & (metrics["split"] == f"test/{split}")
+        & metrics["metric"].str.startswith("pred_")
+    ]
     if rows.empty:
         return None
     rows = rows[rows["step"] == rows["step"].max()]
@@ -87,8 +90,13 @@ class LabelVsImageShift(Claim):
     """Agreeing models can perform poorly (label shift); an image shift costs agreement (#105)."""
 
     id = "dg.label_vs_image_shift"
-    papers = (Ref(105, "Cohen et al. 2020", "On the limits of cross-domain generalization in "
-                  "automated X-ray prediction"),)  # fmt: skip
+    papers = (
+        Ref(
+            105,
+            "Cohen et al. 2020",
+            "On the limits of cross-domain generalization in automated X-ray prediction",
+        ),
+    )
     statement = (
         "On shift_kinds_digits, an MLP and a small CNN trained on the same source digits (per "
         "seed) (a) agree yet perform poorly under a label shift: their mean accuracy on the "
@@ -109,33 +117,61 @@ class LabelVsImageShift(Claim):
     budgets = {"smoke": {"steps": 300, "seeds": 3}, "full": {}}
     smoke_decides = False  # 3 seeds, half the steps: a check that the code runs
     DROP, KAPPA, SLOPE = 0.10, 0.6, 0.5  # fixed before any run
-    measures = {"val": Final("val/train")} | {s: Final(f"test/{s}") for s in SPLITS} | {
-        f"kappa_{s}": Derived(_filled, f"Cohen's kappa of the seed's two models on test/{s} "
-                              "(from their packed predictions)") for s in SPLITS}  # fmt: skip
+    measures = (
+        {"val": Final("val/train")}
+        | {s: Final(f"test/{s}") for s in SPLITS}
+        | {
+            f"kappa_{s}": Derived(
+                _filled,
+                f"Cohen's kappa of the seed's two models on test/{s} "
+                "(from their packed predictions)",
+            )
+            for s in SPLITS
+        }
+    )
     fit = Fit("val", 0.9)
     floor = Floor("clean", 0.5)  # chance is 0.1
     figure = ArmBars("image", by="model")
     controls = {
-        "negative": Control({"image_shift": 0.0}, "not reproduced", "no image shift: the image "
-                            "split is the clean digits, so by the paper's logic nothing moves "
-                            "the models apart or lowers their accuracy there, and (b) must fail",
-                            budget="full", heavy=True),
-        "positive": Control({"image_shift": 1.5, "label_shift": 0.5}, "reproduced", "stronger "
-                            "shifts (+-60 degrees and 4.5 pixels; half the classes renamed): by "
-                            "the paper's logic both signatures sharpen", budget="full",
-                            heavy=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"image_shift": 0.0},
+            "not reproduced",
+            "no image shift: the image "
+            "split is the clean digits, so by the paper's logic nothing moves "
+            "the models apart or lowers their accuracy there, and (b) must fail",
+            budget="full",
+            heavy=True,
+        ),
+        "positive": Control(
+            {"image_shift": 1.5, "label_shift": 0.5},
+            "reproduced",
+            "stronger "
+            "shifts (+-60 degrees and 4.5 pixels; half the classes renamed): by "
+            "the paper's logic both signatures sharpen",
+            budget="full",
+            heavy=True,
+        ),
+    }
 
     def arms(self, cfg: ShiftKindsConfig):
         task = {
             "name": "shift_kinds_digits",
             "params": {"image_shift": cfg.image_shift, "label_shift": cfg.label_shift},
         }
-        base = {"task": task, "model": MODELS[cfg.model_a], "method": {"name": "erm"},
-                "optimizer": OPTIM, "steps": cfg.steps, "batch_size": 64,
-                "checkpoint_every": cfg.steps,
-                "eval": {"every": cfg.steps, "log_points": 0,
-                         "probes": [{"name": "accuracy"}, {"name": "predictions"}]}}  # fmt: skip
+        base = {
+            "task": task,
+            "model": MODELS[cfg.model_a],
+            "method": {"name": "erm"},
+            "optimizer": OPTIM,
+            "steps": cfg.steps,
+            "batch_size": 64,
+            "checkpoint_every": cfg.steps,
+            "eval": {
+                "every": cfg.steps,
+                "log_points": 0,
+                "probes": [{"name": "accuracy"}, {"name": "predictions"}],
+            },
+        }
         models = {"a": {"model": MODELS[cfg.model_a]}, "b": {"model": MODELS[cfg.model_b]}}
         return Design(base, axes={"model": models}, seeds=cfg.seeds).expand()
 
@@ -160,8 +196,15 @@ class LabelVsImageShift(Claim):
         val at 0.6."""
         val = 0.6 if case == "unfit" and arm["model"] == "a" else 0.97
         k_image = 0.88 if case == "null" else 0.3
-        return {"val": val, "clean": 0.95, "image": 0.5, "label": 0.66,
-                "kappa_clean": 0.9, "kappa_image": k_image, "kappa_label": 0.9}  # fmt: skip
+        return {
+            "val": val,
+            "clean": 0.95,
+            "image": 0.5,
+            "label": 0.66,
+            "kappa_clean": 0.9,
+            "kappa_image": k_image,
+            "kappa_label": 0.9,
+        }
 
     def decide(self, cfg: ShiftKindsConfig, table: pd.DataFrame) -> Decision:
         acc = table.pivot_table(index="seed", values=list(SPLITS), aggfunc="mean")
@@ -172,25 +215,35 @@ class LabelVsImageShift(Claim):
         slope = (kdrop_image - self.SLOPE * (acc["clean"] - acc["image"])).dropna()
         ivs = [
             Interval.of("label shift: accuracy drop", drop_label, smallest=self.DROP),
-            Interval.of("label shift: kappa", kap["kappa_label"].dropna(), null=self.KAPPA,
-                        smallest=self.KAPPA),
+            Interval.of(
+                "label shift: kappa",
+                kap["kappa_label"].dropna(),
+                null=self.KAPPA,
+                smallest=self.KAPPA,
+            ),
             Interval.of("image shift: accuracy drop", drop_image, smallest=self.DROP),
             Interval.of(f"image shift: kappa drop - {self.SLOPE:g} x accuracy drop", slope),
-        ]  # fmt: skip
+        ]
         per = table.groupby("model")[list(SPLITS)].mean()
-        stats = {f"acc_{s}": float(acc[s].mean()) for s in SPLITS} | {
-            f"kappa_{s}": float(kap[f"kappa_{s}"].mean()) for s in SPLITS} | {
-            f"{m}_{s}": float(per.loc[m, s]) for m in per.index for s in SPLITS} | {
-            "drop_label": float(drop_label.mean()), "drop_image": float(drop_image.mean()),
-            "kappa_drop_image": float(kdrop_image.mean())}  # fmt: skip
+        stats = (
+            {f"acc_{s}": float(acc[s].mean()) for s in SPLITS}
+            | {f"kappa_{s}": float(kap[f"kappa_{s}"].mean()) for s in SPLITS}
+            | {f"{m}_{s}": float(per.loc[m, s]) for m in per.index for s in SPLITS}
+            | {
+                "drop_label": float(drop_label.mean()),
+                "drop_image": float(drop_image.mean()),
+                "kappa_drop_image": float(kdrop_image.mean()),
+            }
+        )
         sentence = (
             f"Mean accuracy of {cfg.model_a} and {cfg.model_b} over {len(acc)} seeds: clean "
             f"{stats['acc_clean']:.3f}, image shift {stats['acc_image']:.3f}, label shift "
             f"{stats['acc_label']:.3f}; Cohen's kappa clean {stats['kappa_clean']:.3f}, image "
             f"{stats['kappa_image']:.3f}, label {stats['kappa_label']:.3f} (image_shift "
             f"{cfg.image_shift:g}, label_shift {cfg.label_shift:g}); "
-            + "; ".join(iv.text() for iv in ivs) + "."
-        )  # fmt: skip
+            + "; ".join(iv.text() for iv in ivs)
+            + "."
+        )
         return Decision(combine([iv.verdict() for iv in ivs]), stats, sentence, ivs)
 
 

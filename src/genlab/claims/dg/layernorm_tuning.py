@@ -82,13 +82,18 @@ class LNTuningConfig(Params):
     """Appearances of each stage, budgets and seeds (both fine-tuning arms share each seed's
     pre-trained model, head initialisation and data)."""
 
-    pre_envs: list[int] = Field(default_factory=lambda: [0], min_length=1,
-                                description="pre-training appearances (0=clean 1=low_contrast "
-                                "2=tinted 3=bright 4=noisy)")  # fmt: skip
+    pre_envs: list[int] = Field(
+        default_factory=lambda: [0],
+        min_length=1,
+        description="pre-training appearances (0=clean 1=low_contrast 2=tinted 3=bright 4=noisy)",
+    )
     ft_env: int = Field(2, ge=0, le=4, description="fine-tuning appearance")
-    heldout_envs: list[int] = Field(default_factory=lambda: [1, 3, 4], min_length=1,
-                                    description="appearances the decision reads; [ft_env]: the "
-                                    "fine-tuning appearance's own held-out digits (no shift)")  # fmt: skip
+    heldout_envs: list[int] = Field(
+        default_factory=lambda: [1, 3, 4],
+        min_length=1,
+        description="appearances the decision reads; [ft_env]: the "
+        "fine-tuning appearance's own held-out digits (no shift)",
+    )
     pre_steps: int = Field(400, ge=1)
     ft_steps: int = Field(200, ge=1)
     pre_lr: float = Field(1e-3, gt=0)
@@ -99,8 +104,9 @@ class LNTuningConfig(Params):
     @model_validator(mode="after")
     def _envs(self) -> LNTuningConfig:
         if any(not 0 <= e < len(ENV_NAMES) for e in [*self.pre_envs, *self.heldout_envs]):
-            raise ValueError(f"appearance indices are 0..{len(ENV_NAMES) - 1} "
-                             f"({', '.join(ENV_NAMES)})")  # fmt: skip
+            raise ValueError(
+                f"appearance indices are 0..{len(ENV_NAMES) - 1} ({', '.join(ENV_NAMES)})"
+            )
         if self.ft_env in self.pre_envs:
             raise ValueError(f"ft_env {self.ft_env} must not be a pre-training appearance")
         if self.ft_env in self.heldout_envs and self.heldout_envs != [self.ft_env]:
@@ -108,14 +114,33 @@ class LNTuningConfig(Params):
         return self
 
 
-def _spec(task_params: dict[str, Any], model: dict[str, Any], method: dict[str, Any],
-          steps: int, lr: float, seed: int, decay: str = "constant") -> dict[str, Any]:  # fmt: skip
-    return {"task": {"name": "style_digits", "params": task_params}, "model": model,
-            "method": method, "optimizer": {"name": "adamw", "lr": lr, "weight_decay": 0.0,
-                                            "betas": [0.9, 0.999], "decay": decay},
-            "steps": steps, "batch_size": 64, "checkpoint_every": steps, "seed": seed,
-            "data_seed": seed, "eval": {"every": steps, "log_points": 0,
-                                        "probes": [{"name": "accuracy"}]}}  # fmt: skip
+def _spec(
+    task_params: dict[str, Any],
+    model: dict[str, Any],
+    method: dict[str, Any],
+    steps: int,
+    lr: float,
+    seed: int,
+    decay: str = "constant",
+) -> dict[str, Any]:
+    return {
+        "task": {"name": "style_digits", "params": task_params},
+        "model": model,
+        "method": method,
+        "optimizer": {
+            "name": "adamw",
+            "lr": lr,
+            "weight_decay": 0.0,
+            "betas": [0.9, 0.999],
+            "decay": decay,
+        },
+        "steps": steps,
+        "batch_size": 64,
+        "checkpoint_every": steps,
+        "seed": seed,
+        "data_seed": seed,
+        "eval": {"every": steps, "log_points": 0, "probes": [{"name": "accuracy"}]},
+    }
 
 
 class LayerNormTuning(Claim):
@@ -123,8 +148,13 @@ class LayerNormTuning(Claim):
     fine-tuning (GenD, #118)."""
 
     id = "dg.layernorm_tuning"
-    papers = (Ref(118, "Yermakov, Cech, Matas & Fritz 2025", "Deepfake detection that "
-                  "generalizes across benchmarks (GenD)"),)  # fmt: skip
+    papers = (
+        Ref(
+            118,
+            "Yermakov, Cech, Matas & Fritz 2025",
+            "Deepfake detection that generalizes across benchmarks (GenD)",
+        ),
+    )
     statement = (
         "On style_digits, a vit_tiny pre-trained on clean digits and fine-tuned on tinted digits "
         "(GenD's unit-feature head x16, CE + 0.1 alignment + 0.5 uniformity, AdamW, cosine decay, "
@@ -145,30 +175,42 @@ class LayerNormTuning(Claim):
     smoke_decides = False  # 2 seeds and a few steps only check that the code runs
     GAIN = 0.02  # fixed before running
     measures = {"val": Final("val/*"), "test_all": Final("test/*")} | {
-        e: Final(f"test/{e}") for e in ENV_NAMES}  # fmt: skip
+        e: Final(f"test/{e}") for e in ENV_NAMES
+    }
     fit = Fit("val", 0.5)
     floor = Floor("test_all", 0.2)  # chance is 0.1
     figure = ArmBars("test_all", by="arm")
     controls = {
-        "negative": Control({"ft_env": 1, "heldout_envs": [1]}, "not reproduced", "fine-tuned "
-                            "on low-contrast digits and read on low-contrast digits held out "
-                            "from fine-tuning: no domain shift between fine-tuning and test, so "
-                            "by the paper's logic keeping the pre-trained features buys no "
-                            "generalization and training every parameter fits the test "
-                            "distribution at least as well (its own fine-tuning runs; the "
-                            "pre-training runs are the claim's)", budget="full", heavy=True,
-                            open="Measured Dec 3 2026 (full, 4 seeds; a control does not follow "
-                            "the seed rule): inconclusive, in-domain gain -0.038 [-0.099, 0.023] "
-                            "(LayerNorm-only 0.795, full 0.833): the CI straddles 0.02; more "
-                            "seeds would decide it"),
-        "positive": Control({"pre_envs": [0, 1, 3, 4]}, "reproduced", "the encoder is "
-                            "pre-trained on every appearance but the fine-tuning one, as CLIP "
-                            "has seen the kinds of images a detector is tested on: by the "
-                            "paper's logic, keeping its features (LayerNorm only) beats "
-                            "overwriting them with tinted-only full fine-tuning (80% of the "
-                            "held-out test images were pre-trained on)", budget="full",
-                            heavy=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"ft_env": 1, "heldout_envs": [1]},
+            "not reproduced",
+            "fine-tuned "
+            "on low-contrast digits and read on low-contrast digits held out "
+            "from fine-tuning: no domain shift between fine-tuning and test, so "
+            "by the paper's logic keeping the pre-trained features buys no "
+            "generalization and training every parameter fits the test "
+            "distribution at least as well (its own fine-tuning runs; the "
+            "pre-training runs are the claim's)",
+            budget="full",
+            heavy=True,
+            open="Measured Dec 3 2026 (full, 4 seeds; a control does not follow "
+            "the seed rule): inconclusive, in-domain gain -0.038 [-0.099, 0.023] "
+            "(LayerNorm-only 0.795, full 0.833): the CI straddles 0.02; more "
+            "seeds would decide it",
+        ),
+        "positive": Control(
+            {"pre_envs": [0, 1, 3, 4]},
+            "reproduced",
+            "the encoder is "
+            "pre-trained on every appearance but the fine-tuning one, as CLIP "
+            "has seen the kinds of images a detector is tested on: by the "
+            "paper's logic, keeping its features (LayerNorm only) beats "
+            "overwriting them with tinted-only full fine-tuning (80% of the "
+            "held-out test images were pre-trained on)",
+            budget="full",
+            heavy=True,
+        ),
+    }
 
     def arms(self, cfg: LNTuningConfig) -> list[Arm]:
         tests = [i for i in range(len(ENV_NAMES)) if i not in cfg.pre_envs]
@@ -178,11 +220,22 @@ class LayerNormTuning(Claim):
         for s in range(cfg.seeds):
             pre = parse_spec(_spec(pre_task, VIT, {"name": "erm"}, cfg.pre_steps, cfg.pre_lr, s))
             out.append(Arm({"arm": "pre", "seed": s, "data_seed": s}, pre))
-            model = {"name": "from_run", "params": {"run": pre.run_id, "head": "new",
-                                                    "head_seed": s}}  # fmt: skip
+            model = {
+                "name": "from_run",
+                "params": {"run": pre.run_id, "head": "new", "head_seed": s},
+            }
             for arm, params in FT_ARMS.items():
-                ft = parse_spec(_spec(ft_task, model, {"name": "gend", "params": params},
-                                      cfg.ft_steps, getattr(cfg, LR[arm]), s, decay="cosine"))  # fmt: skip
+                ft = parse_spec(
+                    _spec(
+                        ft_task,
+                        model,
+                        {"name": "gend", "params": params},
+                        cfg.ft_steps,
+                        getattr(cfg, LR[arm]),
+                        s,
+                        decay="cosine",
+                    )
+                )
                 out.append(Arm({"arm": arm, "seed": s, "data_seed": s}, ft))
         return out
 
@@ -206,20 +259,33 @@ class LayerNormTuning(Claim):
         ft["heldout"] = ft[names].mean(axis=1)
         wide = ft.pivot_table(index="seed", columns="arm", values=["heldout", "val"])
         gain = (wide["heldout"]["gend"] - wide["heldout"]["full"]).dropna()
-        iv = Interval.of("LayerNorm-only - full fine-tuning, held-out accuracy", gain.tolist(),
-                         null=0.0, smallest=self.GAIN)  # fmt: skip
+        iv = Interval.of(
+            "LayerNorm-only - full fine-tuning, held-out accuracy",
+            gain.tolist(),
+            null=0.0,
+            smallest=self.GAIN,
+        )
         per_env = ft.groupby("arm")[names].mean()
-        stats = {"gend_heldout": wide["heldout"]["gend"].mean(),
-                 "full_heldout": wide["heldout"]["full"].mean(), "gain": iv.estimate,
-                 "gain_lo": iv.lo, "gain_hi": iv.hi, "gend_val": wide["val"]["gend"].mean(),
-                 "full_val": wide["val"]["full"].mean()}  # fmt: skip
-        envs = "; ".join(f"{e}: gend {per_env.loc['gend', e]:.3f}, full "
-                         f"{per_env.loc['full', e]:.3f}" for e in names)  # fmt: skip
+        stats = {
+            "gend_heldout": wide["heldout"]["gend"].mean(),
+            "full_heldout": wide["heldout"]["full"].mean(),
+            "gain": iv.estimate,
+            "gain_lo": iv.lo,
+            "gain_hi": iv.hi,
+            "gend_val": wide["val"]["gend"].mean(),
+            "full_val": wide["val"]["full"].mean(),
+        }
+        envs = "; ".join(
+            f"{e}: gend {per_env.loc['gend', e]:.3f}, full {per_env.loc['full', e]:.3f}"
+            for e in names
+        )
         where = ", ".join(names) if shift else f"{ENV_NAMES[cfg.ft_env]}'s own held-out digits"
-        sentence = (f"Held-out accuracy ({where}) over {len(gain)} seeds: LayerNorm-only "
-                    f"{stats['gend_heldout']:.3f}, full {stats['full_heldout']:.3f} (fine-tuning "
-                    f"val {stats['gend_val']:.3f} vs {stats['full_val']:.3f}); {envs}; "
-                    f"{iv.text()}.")  # fmt: skip
+        sentence = (
+            f"Held-out accuracy ({where}) over {len(gain)} seeds: LayerNorm-only "
+            f"{stats['gend_heldout']:.3f}, full {stats['full_heldout']:.3f} (fine-tuning "
+            f"val {stats['gend_val']:.3f} vs {stats['full_val']:.3f}); {envs}; "
+            f"{iv.text()}."
+        )
         return Decision(iv.verdict(), stats, sentence, [iv])
 
 

@@ -47,8 +47,13 @@ class LowRank(Claim):
     """The shared part of a low-rank domain-factorised model beats ERM on unseen domains (#17)."""
 
     id = "dg.lowrank"
-    papers = (Ref(17, "Li, Yang, Song & Hospedales 2017", "Deeper, broader and artier domain "
-                  "generalization"),)  # fmt: skip
+    papers = (
+        Ref(
+            17,
+            "Li, Yang, Song & Hospedales 2017",
+            "Deeper, broader and artier domain generalization",
+        ),
+    )
     statement = (
         "On artier_digits, averaged over the four held-out domains (training-domain validation), "
         "the low-rank model's shared part beats ERM by >= 0.01 with the paired 95% CI over seeds "
@@ -69,17 +74,26 @@ class LowRank(Claim):
     floor = Floor("heldout", 0.15)
     figure = ArmBars("heldout", by=("domain", "method"))
     controls = {
-        "negative": Control({"artier": False}, "not reproduced", "four photo domains: no domain "
-                            "idiosyncrasy for the low-rank parts to absorb (at the full budget, "
-                            "where these arms fit)", "full", heavy=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"artier": False},
+            "not reproduced",
+            "four photo domains: no domain "
+            "idiosyncrasy for the low-rank parts to absorb (at the full budget, "
+            "where these arms fit)",
+            "full",
+            heavy=True,
+        ),
+    }
 
     def arms(self, cfg: LowRankConfig):
         base = dg_spec({"name": "artier_digits", "params": {"artier": cfg.artier}}, SMALL_CNN, cfg)
-        axes = {"domain": {d: {"task.params.test_envs": [i]} for i, d in enumerate(DOMAINS)},
-                "method": {"erm": {},
-                           "lowrank": {"method": {"name": "lowrank",
-                                                  "params": {"rank": cfg.rank}}}}}  # fmt: skip
+        axes = {
+            "domain": {d: {"task.params.test_envs": [i]} for i, d in enumerate(DOMAINS)},
+            "method": {
+                "erm": {},
+                "lowrank": {"method": {"name": "lowrank", "params": {"rank": cfg.rank}}},
+            },
+        }
         return Design(base, axes=axes, seeds=cfg.seeds).expand()
 
     def synthetic(self, cfg: LowRankConfig, arm: dict, case: Case) -> dict[str, float]:
@@ -90,17 +104,22 @@ class LowRank(Claim):
         return {"heldout": 0.6 + gain, "val": 0.5 if case == "unfit" and low else 0.9}
 
     def decide(self, cfg: LowRankConfig, table: pd.DataFrame) -> Decision:
-        iv = Interval.of("low-rank - ERM", paired_gain(table, "method", "lowrank", "erm"),
-                         smallest=self.GAIN)  # fmt: skip
+        iv = Interval.of(
+            "low-rank - ERM", paired_gain(table, "method", "lowrank", "erm"), smallest=self.GAIN
+        )
         per = table.groupby(["domain", "method"])["heldout"].mean().unstack()
         stats = {f"{d}_{m}": per.loc[d, m] for d in per.index for m in per.columns}
         stats["gain"] = iv.estimate
         hardest = per["erm"].idxmin() if "erm" in per else "?"
-        sentence = (f"Held-out accuracy per domain, ERM / low-rank ({cfg.seeds} seeds, "
-                    f"{cfg.steps} steps): "
-                    + ", ".join(f"{d} {r.get('erm', float('nan')):.3f} / "
-                                f"{r.get('lowrank', float('nan')):.3f}" for d, r in per.iterrows())
-                    + f" (hardest for ERM: {hardest}); {iv.text()}.")  # fmt: skip
+        sentence = (
+            f"Held-out accuracy per domain, ERM / low-rank ({cfg.seeds} seeds, "
+            f"{cfg.steps} steps): "
+            + ", ".join(
+                f"{d} {r.get('erm', float('nan')):.3f} / {r.get('lowrank', float('nan')):.3f}"
+                for d, r in per.iterrows()
+            )
+            + f" (hardest for ERM: {hardest}); {iv.text()}."
+        )
         return Decision(iv.verdict(), stats, sentence, [iv])
 
 

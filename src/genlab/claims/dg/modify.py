@@ -48,8 +48,12 @@ class MoDifyConfig(DGConfig):
     """ERM, RGB-Shuffle and MoDify on ``colored_digits`` with ``test_env`` held out."""
 
     test_env: int = Field(2, ge=0, le=2, description="0=+90% 1=+80% 2=-90% (colour reversed)")
-    color_flip: list[float] = Field(default_factory=lambda: [0.1, 0.2, 0.9], min_length=3,
-                                    max_length=3, description="P(color != label) per env")  # fmt: skip
+    color_flip: list[float] = Field(
+        default_factory=lambda: [0.1, 0.2, 0.9],
+        min_length=3,
+        max_length=3,
+        description="P(color != label) per env",
+    )
     tolerance: float = Field(0.5, ge=0, description="MoDify's difficulty tolerance")
     steps: int = Field(601, ge=1)
     seeds: int = Field(5, ge=2)
@@ -59,8 +63,13 @@ class MoDify(Claim):
     """MoDify beats ERM on the held-out colour domain and is no worse than RGB-Shuffle (#74)."""
 
     id = "dg.modify"
-    papers = (Ref(74, "Jiang et al. 2023 (likely)", "Domain generalization via balancing "
-                  "training difficulty and model capability"),)  # fmt: skip
+    papers = (
+        Ref(
+            74,
+            "Jiang et al. 2023 (likely)",
+            "Domain generalization via balancing training difficulty and model capability",
+        ),
+    )
     statement = (
         "On colored_digits with the colour-reversed -90% environment held out (training-domain "
         "validation), MoDify's held-out accuracy exceeds ERM's by >= 0.02 with the paired 95% CI "
@@ -79,25 +88,36 @@ class MoDify(Claim):
     )
     measures = {"heldout": HELDOUT, "val": VAL}
     fit = Fit("val", 0.7)  # shape alone gets ~0.75 on the training domains (25% label noise)
-    floor = NotApplicable("floor", "ERM is expected below chance on the reversed colour; arms "
-                          "that all stay there refute the claim (the fit guard catches arms that "
-                          "learned nothing)")  # fmt: skip
+    floor = NotApplicable(
+        "floor",
+        "ERM is expected below chance on the reversed colour; arms "
+        "that all stay there refute the claim (the fit guard catches arms that "
+        "learned nothing)",
+    )
     figure = ArmBars("heldout", by="method")
     controls = {
-        "negative": Control({"color_flip": [0.1, 0.2, 0.1]}, "not reproduced", "the same "
-                            "training environments, but the held-out one keeps their colour "
-                            "cue (colour agrees with the label 90%): no shift for an "
-                            "augmentation that removes colour to fix", slow=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"color_flip": [0.1, 0.2, 0.1]},
+            "not reproduced",
+            "the same "
+            "training environments, but the held-out one keeps their colour "
+            "cue (colour agrees with the label 90%): no shift for an "
+            "augmentation that removes colour to fix",
+            slow=True,
+        ),
+    }
 
     def arms(self, cfg: MoDifyConfig):
-        task = {"name": "colored_digits",
-                "params": {"test_envs": [cfg.test_env], "color_flip": cfg.color_flip}}  # fmt: skip
+        task = {
+            "name": "colored_digits",
+            "params": {"test_envs": [cfg.test_env], "color_flip": cfg.color_flip},
+        }
         base = dg_spec(task, SMALL_CNN, cfg)
-        methods = {"erm": {},
-                   "shuffle": {"method": {"name": "modify", "params": {"tolerance": ALL}}},
-                   "modify": {"method": {"name": "modify",
-                                         "params": {"tolerance": cfg.tolerance}}}}  # fmt: skip
+        methods = {
+            "erm": {},
+            "shuffle": {"method": {"name": "modify", "params": {"tolerance": ALL}}},
+            "modify": {"method": {"name": "modify", "params": {"tolerance": cfg.tolerance}}},
+        }
         return Design(base, axes={"method": methods}, seeds=cfg.seeds).expand()
 
     def synthetic(self, cfg: MoDifyConfig, arm: dict, case: Case) -> dict[str, float]:
@@ -108,17 +128,26 @@ class MoDify(Claim):
         return {"heldout": 0.3 if case == "null" else held, "val": 0.5 if unfit else 0.8}
 
     def decide(self, cfg: MoDifyConfig, table: pd.DataFrame) -> Decision:
-        vs_erm = Interval.of("MoDify - ERM", paired_gain(table, "method", "modify", "erm"),
-                             smallest=self.GAIN)  # fmt: skip
-        vs_shuffle = Interval.of("MoDify - RGB-Shuffle",
-                                 paired_gain(table, "method", "modify", "shuffle"),
-                                 null=-self.MARGIN, smallest=-self.MARGIN)  # fmt: skip
+        vs_erm = Interval.of(
+            "MoDify - ERM", paired_gain(table, "method", "modify", "erm"), smallest=self.GAIN
+        )
+        vs_shuffle = Interval.of(
+            "MoDify - RGB-Shuffle",
+            paired_gain(table, "method", "modify", "shuffle"),
+            null=-self.MARGIN,
+            smallest=-self.MARGIN,
+        )
         means = table.groupby("method")["heldout"].mean()
         stats = {f"{m}_heldout": v for m, v in means.items()} | {
-            "gain_vs_erm": vs_erm.estimate, "gain_vs_shuffle": vs_shuffle.estimate}  # fmt: skip
-        sentence = (f"Held-out accuracy (env {cfg.test_env}, {cfg.steps} steps, {cfg.seeds} "
-                    "seeds): " + ", ".join(f"{m} {v:.3f}" for m, v in means.items())
-                    + f"; {vs_erm.text()}; {vs_shuffle.text()}.")  # fmt: skip
+            "gain_vs_erm": vs_erm.estimate,
+            "gain_vs_shuffle": vs_shuffle.estimate,
+        }
+        sentence = (
+            f"Held-out accuracy (env {cfg.test_env}, {cfg.steps} steps, {cfg.seeds} "
+            "seeds): "
+            + ", ".join(f"{m} {v:.3f}" for m, v in means.items())
+            + f"; {vs_erm.text()}; {vs_shuffle.text()}."
+        )
         verdict = combine([vs_erm.verdict(), vs_shuffle.verdict()])
         return Decision(verdict, stats, sentence, [vs_erm, vs_shuffle])
 

@@ -87,8 +87,13 @@ class OAT(Claim):
     """OOD images with uniform targets raise clean and robust test accuracy (Lee et al., #6)."""
 
     id = "dg.oat"
-    papers = (Ref(6, "Lee et al. 2021", "Removing undesirable feature contributions using "
-                  "out-of-distribution data"),)  # fmt: skip
+    papers = (
+        Ref(
+            6,
+            "Lee et al. 2021",
+            "Removing undesirable feature contributions using out-of-distribution data",
+        ),
+    )
     statement = (
         "On digits (500 training images, small CNN), adding procedural OOD images with uniform "
         "targets (weight 5) raises clean test accuracy under standard training and PGD-robust "
@@ -111,8 +116,11 @@ class OAT(Claim):
     budgets = {"smoke": {"steps": 301, "eval_every": 100, "seeds": 3}, "full": {}}
     GAIN = 0.01  # "small gains" (catalogue); fixed before running
     CEILING = 0.95  # the paper's standard-training regime leaves ~5% clean test error (CIFAR-10)
-    measures = {"clean": Final(TEST), "robust": Final(TEST, "pgd_accuracy"),
-                "train": Final("train/main")}  # fmt: skip
+    measures = {
+        "clean": Final(TEST),
+        "robust": Final(TEST, "pgd_accuracy"),
+        "train": Final("train/main"),
+    }
     fit = Fit("train", 0.9)
     floor = Floor("clean", 0.15)
     extra_guards = (
@@ -121,26 +129,41 @@ class OAT(Claim):
     )
     figure = ArmBars("robust", by=("training", "ood"))
     controls = {
-        "negative": Control({"ood_pool": "constant"}, "not reproduced", "flat grey images share "
-                            "no feature with digits: nothing for uniform targets to remove",
-                            slow=True),
-        "positive": Control({"train_size": 50}, "reproduced", "50 training images: the OOD "
-                            "images stand in for the in-distribution data the model lacks, so "
-                            "both gains must appear (measured: clean +0.025 [0.016, 0.034], PGD "
-                            "+0.105 [0.098, 0.112]; 160 s at load average ~6)", budget="full",
-                            heavy=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"ood_pool": "constant"},
+            "not reproduced",
+            "flat grey images share no feature with digits: nothing for uniform targets to remove",
+            slow=True,
+        ),
+        "positive": Control(
+            {"train_size": 50},
+            "reproduced",
+            "50 training images: the OOD "
+            "images stand in for the in-distribution data the model lacks, so "
+            "both gains must appear (measured: clean +0.025 [0.016, 0.034], PGD "
+            "+0.105 [0.098, 0.112]; 160 s at load average ~6)",
+            budget="full",
+            heavy=True,
+        ),
+    }
 
     def arms(self, cfg: OATConfig):
-        base = dg_spec({"name": "digits", "params": {"train_size": cfg.train_size}}, SMALL_CNN,
-                       cfg)  # fmt: skip
-        base["method"] = {"name": "oat", "params": {"ood_pool": cfg.ood_pool,
-                                                    "adv_steps": cfg.adv_steps}}  # fmt: skip
-        base["eval"]["probes"] = [{"name": "accuracy"},
-                                  {"name": "pgd_accuracy", "params": {"eps": cfg.eps}}]  # fmt: skip
-        axes = {"training": {"standard": {}, "adversarial": {"method.params.adv_eps": cfg.eps}},
-                "ood": {"without": {"method.params.oat_lambda": 0.0},
-                        "with": {"method.params.oat_lambda": cfg.oat_lambda}}}  # fmt: skip
+        base = dg_spec({"name": "digits", "params": {"train_size": cfg.train_size}}, SMALL_CNN, cfg)
+        base["method"] = {
+            "name": "oat",
+            "params": {"ood_pool": cfg.ood_pool, "adv_steps": cfg.adv_steps},
+        }
+        base["eval"]["probes"] = [
+            {"name": "accuracy"},
+            {"name": "pgd_accuracy", "params": {"eps": cfg.eps}},
+        ]
+        axes = {
+            "training": {"standard": {}, "adversarial": {"method.params.adv_eps": cfg.eps}},
+            "ood": {
+                "without": {"method.params.oat_lambda": 0.0},
+                "with": {"method.params.oat_lambda": cfg.oat_lambda},
+            },
+        }
         return Design(base, axes=axes, seeds=cfg.seeds).expand()
 
     def synthetic(self, cfg: OATConfig, arm: dict, case: Case) -> dict[str, float]:
@@ -152,22 +175,37 @@ class OAT(Claim):
 
     def decide(self, cfg: OATConfig, table: pd.DataFrame) -> Decision:
         std, adv = (table[table["training"] == t] for t in ("standard", "adversarial"))
-        ivs = [Interval.of(f"{m}: {t} with - without OOD", paired_gain(part, "ood", "with",
-                                                                      "without", m),
-                           smallest=self.GAIN)
-               for t, part, m in (("standard", std, "clean"), ("adversarial", adv, "robust"))]  # fmt: skip
+        ivs = [
+            Interval.of(
+                f"{m}: {t} with - without OOD",
+                paired_gain(part, "ood", "with", "without", m),
+                smallest=self.GAIN,
+            )
+            for t, part, m in (("standard", std, "clean"), ("adversarial", adv, "robust"))
+        ]
         means = table.groupby(["training", "ood"])[["clean", "robust"]].mean()
         stats = {f"{t}_{o}_{m}": v for (t, o), r in means.iterrows() for m, v in r.items()}
-        sentence = (f"Test accuracy clean / PGD ({cfg.seeds} seeds, {cfg.steps} steps, "
-                    f"{cfg.ood_pool} OOD pool): "
-                    + ", ".join(f"{t} {o} OOD {r['clean']:.3f} / {r['robust']:.3f}"
-                                for (t, o), r in means.iterrows())
-                    + "; " + "; ".join(iv.text() for iv in ivs) + ".")  # fmt: skip
+        sentence = (
+            f"Test accuracy clean / PGD ({cfg.seeds} seeds, {cfg.steps} steps, "
+            f"{cfg.ood_pool} OOD pool): "
+            + ", ".join(
+                f"{t} {o} OOD {r['clean']:.3f} / {r['robust']:.3f}"
+                for (t, o), r in means.iterrows()
+            )
+            + "; "
+            + "; ".join(iv.text() for iv in ivs)
+            + "."
+        )
         clean, robust = (iv.verdict() for iv in ivs)
         # a refutation reads the arms of the part that refutes (the PGD part first: it stands
         # whatever the clean baseline's ceiling), so the guards judge those arms alone
-        reads = ([{"training": "adversarial"}] if robust == "not reproduced"
-                 else [{"training": "standard"}] if clean == "not reproduced" else None)  # fmt: skip
+        reads = (
+            [{"training": "adversarial"}]
+            if robust == "not reproduced"
+            else [{"training": "standard"}]
+            if clean == "not reproduced"
+            else None
+        )
         return Decision(combine([clean, robust]), stats, sentence, ivs, reads=reads)
 
 

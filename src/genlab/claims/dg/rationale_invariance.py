@@ -23,8 +23,13 @@ class RationaleInvariance(BeatsERM):
 
     id = "dg.rationale_invariance"
     METHOD = "ridg"
-    papers = (Ref(8, "Chen, Zhang, Song, van den Hengel & Liu 2023", "Domain generalization via rationale "
-                  "invariance"),)  # fmt: skip
+    papers = (
+        Ref(
+            8,
+            "Chen, Zhang, Song, van den Hengel & Liu 2023",
+            "Domain generalization via rationale invariance",
+        ),
+    )
     scope = "proxy"
     scope_note = (
         "RIDG on rotated and colored 8x8 digits with an MLP from scratch and DomainBed's defaults, "

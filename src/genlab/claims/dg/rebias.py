@@ -38,8 +38,13 @@ class ReBias(Claim):
     """ReBias beats vanilla training on unbiased data under a strong color bias (#90)."""
 
     id = "dg.rebias"
-    papers = (Ref(90, "Bahng, Chun, Yun, Choo & Oh 2020", "Learning de-biased representations "
-                  "with biased representations"),)  # fmt: skip
+    papers = (
+        Ref(
+            90,
+            "Bahng, Chun, Yun, Choo & Oh 2020",
+            "Learning de-biased representations with biased representations",
+        ),
+    )
     statement = (
         "On cross_bias_digits with rho = 0.99, ReBias's unbiased test accuracy at the last "
         "evaluation exceeds vanilla ERM's (same seed and data) by a mean paired gain >= 0.05 with "
@@ -59,16 +64,25 @@ class ReBias(Claim):
     floor = Floor("unbiased", 0.15)
     figure = ArmBars("unbiased", by="method")
     controls = {
-        "negative": Control({"rho": 0.1}, "not reproduced", "rho = 0.1: the color is drawn "
-                            "independently of the label, no shortcut to remove"),
-        "positive": Control({"rho": 0.9}, "reproduced", "rho = 0.9: vanilla still falls to ~0.18 "
-                            "unbiased accuracy, with ~100 bias-conflicting images to learn from"),
-    }  # fmt: skip
+        "negative": Control(
+            {"rho": 0.1},
+            "not reproduced",
+            "rho = 0.1: the color is drawn independently of the label, no shortcut to remove",
+        ),
+        "positive": Control(
+            {"rho": 0.9},
+            "reproduced",
+            "rho = 0.9: vanilla still falls to ~0.18 "
+            "unbiased accuracy, with ~100 bias-conflicting images to learn from",
+        ),
+    }
 
     def arms(self, cfg: ReBiasConfig):
         task = {"name": "cross_bias_digits", "params": {"rho": cfg.rho}}
-        rebias = {"name": "rebias", "params": {"rebias_lambda": cfg.rebias_lambda,
-                                               "rebias_lambda_g": cfg.rebias_lambda_g}}  # fmt: skip
+        rebias = {
+            "name": "rebias",
+            "params": {"rebias_lambda": cfg.rebias_lambda, "rebias_lambda_g": cfg.rebias_lambda_g},
+        }
         methods = {"erm": {}, "rebias": {"method": rebias}}
         return Design(dg_spec(task, SMALL_CNN, cfg), {"method": methods}, seeds=cfg.seeds).expand()
 
@@ -80,14 +94,27 @@ class ReBias(Claim):
         return {"unbiased": 0.3 + gain, "val": 0.5 if case == "unfit" and rebias else 0.99}
 
     def decide(self, cfg: ReBiasConfig, table: pd.DataFrame) -> Decision:
-        iv = Interval.of("ReBias - ERM", paired_gain(table, "method", "rebias", "erm", "unbiased"),
-                         null=0.0, smallest=self.MIN_GAIN)  # fmt: skip
+        iv = Interval.of(
+            "ReBias - ERM",
+            paired_gain(table, "method", "rebias", "erm", "unbiased"),
+            null=0.0,
+            smallest=self.MIN_GAIN,
+        )
         mean = table.groupby("method")["unbiased"].mean()
-        stats = {"gain_mean": iv.estimate, "gain_ci_lo": iv.lo, "gain_ci_hi": iv.hi,
-                 **{f"{m}_mean": v for m, v in mean.items()}}  # fmt: skip
-        return Decision(iv.verdict(), stats, f"Unbiased test accuracy ERM {mean.get('erm', 0):.3f}"
-                        f", ReBias {mean.get('rebias', 0):.3f}; paired gain {iv.text()}; rho "
-                        f"{cfg.rho}, {cfg.steps} steps.", [iv])  # fmt: skip
+        stats = {
+            "gain_mean": iv.estimate,
+            "gain_ci_lo": iv.lo,
+            "gain_ci_hi": iv.hi,
+            **{f"{m}_mean": v for m, v in mean.items()},
+        }
+        return Decision(
+            iv.verdict(),
+            stats,
+            f"Unbiased test accuracy ERM {mean.get('erm', 0):.3f}"
+            f", ReBias {mean.get('rebias', 0):.3f}; paired gain {iv.text()}; rho "
+            f"{cfg.rho}, {cfg.steps} steps.",
+            [iv],
+        )
 
 
 register(ReBias())

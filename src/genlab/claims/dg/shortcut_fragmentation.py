@@ -45,8 +45,14 @@ class ShortcutFragmentation(Claim):
     """Fragmented sources teach a nuisance shortcut; diversity and augmentation undo it (#39)."""
 
     id = "dg.shortcut_fragmentation"
-    papers = (Ref(39, "Xing et al. 2025 (likely)", "Shortcut learning in generalist robot "
-                  "policies: the role of dataset diversity and fragmentation"),)  # fmt: skip
+    papers = (
+        Ref(
+            39,
+            "Xing et al. 2025 (likely)",
+            "Shortcut learning in generalist robot "
+            "policies: the role of dataset diversity and fragmentation",
+        ),
+    )
     statement = (
         "On two sources that each hold five of the digits on a narrow, distinct background hue "
         "(object_contexts, seen=1), accuracy on the swapped combinations rises by >= 0.03 (paired "
@@ -68,21 +74,35 @@ class ShortcutFragmentation(Claim):
     floor = Floor("swapped", 0.15)  # chance is 0.1
     figure = ArmBars("swapped", by="data")
     controls = {
-        "negative": Control({"seen": 2}, "not reproduced", "every source holds every digit: the "
-                            "nuisance predicts nothing, so no shortcut forms to undo", slow=True),
-        "positive": Control({"diverse": 2 * math.pi}, "reproduced", "the high-diversity arm's "
-                            "hues span the whole circle within each source (the claim: 2.5 rad), "
-                            "so the hue no longer tells the sources apart and, by the paper's "
-                            "logic, the shortcut it teaches is gone (the other arms as in the "
-                            "claim). Measured Dec 3 2026 (smoke, 12 runs, 65 s at load average "
-                            "~8.6): reproduced, diverse - fragmented 0.915 [0.882, 0.947]. Until "
-                            "Dec 3 2026 the positive control was the claim's own configuration "
-                            "at the full budget", slow=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"seen": 2},
+            "not reproduced",
+            "every source holds every digit: the "
+            "nuisance predicts nothing, so no shortcut forms to undo",
+            slow=True,
+        ),
+        "positive": Control(
+            {"diverse": 2 * math.pi},
+            "reproduced",
+            "the high-diversity arm's "
+            "hues span the whole circle within each source (the claim: 2.5 rad), "
+            "so the hue no longer tells the sources apart and, by the paper's "
+            "logic, the shortcut it teaches is gone (the other arms as in the "
+            "claim). Measured Dec 3 2026 (smoke, 12 runs, 65 s at load average "
+            "~8.6): reproduced, diverse - fragmented 0.915 [0.882, 0.947]. Until "
+            "Dec 3 2026 the positive control was the claim's own configuration "
+            "at the full budget",
+            slow=True,
+        ),
+    }
 
     def arms(self, cfg: ShortcutConfig):
-        p = {"contexts": 2, "seen": cfg.seen, "disparity": cfg.disparity,
-             "diversity": cfg.diversity}  # fmt: skip
+        p = {
+            "contexts": 2,
+            "seen": cfg.seen,
+            "disparity": cfg.disparity,
+            "diversity": cfg.diversity,
+        }
         data = {
             "fragmented": {},
             "diverse": {"task.diversity": cfg.diverse},
@@ -101,17 +121,26 @@ class ShortcutFragmentation(Claim):
         return {"swapped": swapped, "val": 0.5 if unfit else 0.95}
 
     def decide(self, cfg: ShortcutConfig, table: pd.DataFrame) -> Decision:
-        ivs = [Interval.of(f"swapped: {arm} - fragmented", smallest=self.GAIN,
-                           values=paired_gain(table, "data", arm, "fragmented", "swapped"))
-               for arm in ("diverse", "close", "augmented")]  # fmt: skip
+        ivs = [
+            Interval.of(
+                f"swapped: {arm} - fragmented",
+                smallest=self.GAIN,
+                values=paired_gain(table, "data", arm, "fragmented", "swapped"),
+            )
+            for arm in ("diverse", "close", "augmented")
+        ]
         means = table.groupby("data")["swapped"].mean()
         stats = {f"{k}_swapped": v for k, v in means.items()} | {
             f"gain_{arm}": iv.estimate
             for arm, iv in zip(("diverse", "close", "augmented"), ivs, strict=True)
         }
-        sentence = (f"swapped-combination accuracy over {cfg.seeds} seeds: "
-                    + ", ".join(f"{k} {v:.3f}" for k, v in means.items()) + "; "
-                    + "; ".join(iv.text() for iv in ivs) + ".")  # fmt: skip
+        sentence = (
+            f"swapped-combination accuracy over {cfg.seeds} seeds: "
+            + ", ".join(f"{k} {v:.3f}" for k, v in means.items())
+            + "; "
+            + "; ".join(iv.text() for iv in ivs)
+            + "."
+        )
         return Decision(combine([iv.verdict() for iv in ivs]), stats, sentence, ivs)
 
 

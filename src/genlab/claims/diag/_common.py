@@ -18,19 +18,35 @@ TRAIN, VAL, TEST = "train/main", "val/main", "test/heldout"
 
 
 def digits_base(
-    *, train_size: int, width: int, depth: int, lr: float, batch_size: int, steps: int,
-    every: int, probes: list[dict], val_size: int = 0, **task: Any,
-) -> dict[str, Any]:  # fmt: skip
+    *,
+    train_size: int,
+    width: int,
+    depth: int,
+    lr: float,
+    batch_size: int,
+    steps: int,
+    every: int,
+    probes: list[dict],
+    val_size: int = 0,
+    **task: Any,
+) -> dict[str, Any]:
     """An MLP trained by plain SGD on digits, evaluated every ``every`` steps (a Design base)."""
     return {
-        "task": {"name": "digits",
-                 "params": {"train_size": train_size, "val_size": val_size, **task}},
+        "task": {
+            "name": "digits",
+            "params": {"train_size": train_size, "val_size": val_size, **task},
+        },
         "model": {"name": "mlp", "params": {"width": width, "depth": depth}},
-        "optimizer": {"name": "sgd", "lr": lr}, "steps": steps, "batch_size": batch_size,
-        "eval": {"every": every, "log_points": 0,
-                 "probes": [{"name": "accuracy"}, {"name": "loss"}, *probes]},
+        "optimizer": {"name": "sgd", "lr": lr},
+        "steps": steps,
+        "batch_size": batch_size,
+        "eval": {
+            "every": every,
+            "log_points": 0,
+            "probes": [{"name": "accuracy"}, {"name": "loss"}, *probes],
+        },
         "checkpoint_every": steps,
-    }  # fmt: skip
+    }
 
 
 def _gap(m: pd.DataFrame) -> float:
@@ -53,19 +69,28 @@ def at_step0(split: str, metric: str) -> Derived:
 
 
 def bootstrap_interval(
-    name: str, stat: Callable[[np.ndarray], float], n: int, groups: np.ndarray | None = None,
-    n_boot: int = 2000, seed: int = 0, **kw: Any,
-) -> Interval:  # fmt: skip
+    name: str,
+    stat: Callable[[np.ndarray], float],
+    n: int,
+    groups: np.ndarray | None = None,
+    n_boot: int = 2000,
+    seed: int = 0,
+    **kw: Any,
+) -> Interval:
     """``stat`` over all ``n`` units with a 95% percentile bootstrap CI: ``stat`` takes indices,
     units are resampled with replacement (within each of ``groups``, for a two-sample
     statistic)."""
     if n < 3:
         return Interval(name, float("nan"), float("nan"), float("nan"), n, **kw)
     rng = np.random.default_rng(seed)
-    parts = [np.flatnonzero(groups == g) for g in np.unique(groups)] if groups is not None else [
-        np.arange(n)]  # fmt: skip
-    boots = np.array([stat(np.concatenate([rng.choice(p, len(p)) for p in parts]))
-                      for _ in range(n_boot)])  # fmt: skip
+    parts = (
+        [np.flatnonzero(groups == g) for g in np.unique(groups)]
+        if groups is not None
+        else [np.arange(n)]
+    )
+    boots = np.array(
+        [stat(np.concatenate([rng.choice(p, len(p)) for p in parts])) for _ in range(n_boot)]
+    )
     boots = boots[np.isfinite(boots)]
     lo, hi = np.percentile(boots, [2.5, 97.5]) if len(boots) else (float("nan"),) * 2
     return Interval(name, float(stat(np.arange(n))), float(lo), float(hi), n, **kw)
@@ -97,14 +122,28 @@ def unit(arm: dict[str, Any], salt: str = "") -> float:
     return int(hashlib.sha256(text.encode()).hexdigest()[:12], 16) / 16**12
 
 
-def zoo_arms(vary: dict[str, list[Any]], probe: str, params: dict[str, Any], *, steps: int,
-             train_size: int, seeds: int, size: int):  # fmt: skip
+def zoo_arms(
+    vary: dict[str, list[Any]],
+    probe: str,
+    params: dict[str, Any],
+    *,
+    steps: int,
+    train_size: int,
+    seeds: int,
+    size: int,
+):
     """Every model of a zoo (``genlab.zoo``: MLPs on digits, AdamW) with one ``probe``: each
     drawn hyperparameter setting of ``vary`` trained with seeds ``0..seeds-1``."""
     from genlab.design import Design
     from genlab.zoo.config import ZooConfig, zoo_design
 
-    cfg = ZooConfig(size=size, vary=vary, probes=[probe], probe_params={probe: params},
-                    steps=steps, train_size=train_size)  # fmt: skip
+    cfg = ZooConfig(
+        size=size,
+        vary=vary,
+        probes=[probe],
+        probe_params={probe: params},
+        steps=steps,
+        train_size=train_size,
+    )
     d = zoo_design(cfg)
     return Design(d.base, rows=d.rows, seeds=range(seeds)).expand()

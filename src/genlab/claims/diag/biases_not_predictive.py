@@ -72,8 +72,10 @@ class BiasZooConfig(Params):
     """The zoo (which models), the generalization axes the biases must predict, and training."""
 
     zoo: Literal["augmentations", "blur_ladder", "seeds"] = Field(
-        "augmentations", description="one model per augmentation x strength; blur strengths "
-        "only; or untrained-augmentation models that differ by seed only")  # fmt: skip
+        "augmentations",
+        description="one model per augmentation x strength; blur strengths "
+        "only; or untrained-augmentation models that differ by seed only",
+    )
     strengths: list[float] = Field(default_factory=lambda: [1 / 3, 2 / 3, 1.0], min_length=1)
     axes: list[str] = Field(default_factory=lambda: list(AXES), min_length=1)
     seeds: int = Field(1, ge=1, description="models per zoo setting")
@@ -115,8 +117,9 @@ class BiasesNotPredictive(Claim):
     """No spectral bias ranks a zoo's generalization on every axis (Gavrikov & Keuper, #65)."""
 
     id = "diag.biases_not_predictive"
-    papers = (Ref(65, "Gavrikov & Keuper 2024", "Can biases in ImageNet models explain "
-                  "generalization?"),)  # fmt: skip
+    papers = (
+        Ref(65, "Gavrikov & Keuper 2024", "Can biases in ImageNet models explain generalization?"),
+    )
     statement = (
         "On bias_digits, across a zoo of 25 small CNNs each trained with one augmentation (none, "
         "or one of eight at strength 1/3, 2/3 or 1), neither spectral bias (low-pass or high-pass "
@@ -137,24 +140,34 @@ class BiasesNotPredictive(Claim):
     smoke_decides = False  # 9 models: a bootstrap CI of tau cannot lie below 0.3
     TAU = 0.3  # a moderate rank correlation, fixed before any run
     measures = {"val": Final("val/train"), "pgd": Final("val/train", "pgd_accuracy")} | {
-        s: Final(f"test/{s}") for s in ("clean", "lowpass", "highpass", *SHIFTS)}  # fmt: skip
+        s: Final(f"test/{s}") for s in ("clean", "lowpass", "highpass", *SHIFTS)
+    }
     fit = Fit("val", 0.9)
     floor = Floor("clean", 0.5)  # chance is 0.1
     extra_guards = (Floor("lowpass", 0.15), Floor("highpass", 0.15))
     figure = Scatter("lowpass", "rotate", fit=False)
     controls = {
-        "negative": Control({"zoo": "blur_ladder", "axes": ["blur", "noise"], "seeds": 3},
-                            "not reproduced", "24 models trained with blur at eight strengths "
-                            "(0 to 1.05), judged on blur and noise alone: blur is a low-pass "
-                            "shift and noise a high-frequency one, so by the prior findings the "
-                            "paper sets out to check (a model that relies on low frequencies "
-                            "resists both) the low-frequency bias ranks both axes",
-                            budget="full", heavy=True),
-        "positive": Control({"zoo": "seeds", "seeds": 16}, "reproduced", "16 models that differ "
-                            "by seed only (no augmentation): their biases differ by chance, so "
-                            "they cannot rank generalization on every axis", budget="full",
-                            heavy=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"zoo": "blur_ladder", "axes": ["blur", "noise"], "seeds": 3},
+            "not reproduced",
+            "24 models trained with blur at eight strengths "
+            "(0 to 1.05), judged on blur and noise alone: blur is a low-pass "
+            "shift and noise a high-frequency one, so by the prior findings the "
+            "paper sets out to check (a model that relies on low frequencies "
+            "resists both) the low-frequency bias ranks both axes",
+            budget="full",
+            heavy=True,
+        ),
+        "positive": Control(
+            {"zoo": "seeds", "seeds": 16},
+            "reproduced",
+            "16 models that differ "
+            "by seed only (no augmentation): their biases differ by chance, so "
+            "they cannot rank generalization on every axis",
+            budget="full",
+            heavy=True,
+        ),
+    }
 
     def arms(self, cfg: BiasZooConfig):
         task = {"name": "bias_digits", "params": {"augment": "none", "strength": 0.0}}
@@ -165,13 +178,22 @@ class BiasesNotPredictive(Claim):
                 "params": {"eps": 0.1, "steps": 10, "roles": ["val"], "max_samples": 256},
             },
         ]
-        base = {"task": task, "model": SMALL_CNN, "method": {"name": "erm"}, "optimizer": OPTIM,
-                "steps": cfg.steps, "batch_size": 64, "checkpoint_every": cfg.steps,
-                "eval": {"every": cfg.steps, "log_points": 0, "probes": probes}}  # fmt: skip
+        base = {
+            "task": task,
+            "model": SMALL_CNN,
+            "method": {"name": "erm"},
+            "optimizer": OPTIM,
+            "steps": cfg.steps,
+            "batch_size": 64,
+            "checkpoint_every": cfg.steps,
+            "eval": {"every": cfg.steps, "log_points": 0, "probes": probes},
+        }
 
         def row(kind: str, s: float) -> tuple[dict[str, Any], dict[str, Any]]:
-            return ({"augment": kind, "strength": round(s, 4)},
-                    {"task.params.augment": kind, "task.params.strength": s})  # fmt: skip
+            return (
+                {"augment": kind, "strength": round(s, 4)},
+                {"task.params.augment": kind, "task.params.strength": s},
+            )
 
         if cfg.zoo == "augmentations":
             rows = [row("none", 0.0)] + [row(k, s) for k in AUGMENTS[1:] for s in cfg.strengths]
@@ -191,9 +213,13 @@ class BiasesNotPredictive(Claim):
 
         clean = 0.6 + 0.4 * draw("clean")
         axes = {s: draw(s) for s in SHIFTS} | {"pgd": draw("pgd")}
-        return {"val": 0.6 if case == "unfit" else 0.97, "clean": clean,
-                "lowpass": clean * draw("lowpass"), "highpass": clean * draw("highpass"),
-                **axes}  # fmt: skip
+        return {
+            "val": 0.6 if case == "unfit" else 0.97,
+            "clean": clean,
+            "lowpass": clean * draw("lowpass"),
+            "highpass": clean * draw("highpass"),
+            **axes,
+        }
 
     def decide(self, cfg: BiasZooConfig, table: pd.DataFrame) -> Decision:
         cols = ["clean", "lowpass", "highpass", *SHIFTS, "pgd"]
@@ -204,9 +230,17 @@ class BiasesNotPredictive(Claim):
             "high": t["highpass"].to_numpy(float) / clean,
         }
         axes = {a: t["clean" if a == "id" else a].to_numpy(float) for a in cfg.axes}
-        ivs = [bootstrap_interval(f"{b}-frequency bias: holistic score", holistic(bias[b], axes),
-                                  len(t), null=self.TAU, smallest=self.TAU, above=False)
-               for b in BIASES]  # fmt: skip
+        ivs = [
+            bootstrap_interval(
+                f"{b}-frequency bias: holistic score",
+                holistic(bias[b], axes),
+                len(t),
+                null=self.TAU,
+                smallest=self.TAU,
+                above=False,
+            )
+            for b in BIASES
+        ]
         from scipy.stats import kendalltau
 
         stats: dict[str, float] = {"models": len(t)}
@@ -215,10 +249,13 @@ class BiasesNotPredictive(Claim):
             for a, v in axes.items():
                 ok = len(t) > 2 and np.ptp(bias[b]) and np.ptp(v)
                 stats[f"tau_{b}_{a}"] = float(kendalltau(bias[b], v).statistic) if ok else np.nan
-        taus = "; ".join(f"{b}: " + ", ".join(f"{a} {stats[f'tau_{b}_{a}']:+.2f}" for a in axes)
-                         for b in BIASES)  # fmt: skip
-        sentence = (f"On {len(t)} models ({cfg.zoo}), Kendall tau of each bias with each axis: "
-                    f"{taus}; " + "; ".join(iv.text() for iv in ivs) + ".")  # fmt: skip
+        taus = "; ".join(
+            f"{b}: " + ", ".join(f"{a} {stats[f'tau_{b}_{a}']:+.2f}" for a in axes) for b in BIASES
+        )
+        sentence = (
+            f"On {len(t)} models ({cfg.zoo}), Kendall tau of each bias with each axis: "
+            f"{taus}; " + "; ".join(iv.text() for iv in ivs) + "."
+        )
         return Decision(combine([iv.verdict() for iv in ivs]), stats, sentence, ivs)
 
 

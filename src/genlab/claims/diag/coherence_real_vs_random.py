@@ -48,8 +48,9 @@ class CoherenceRealVsRandom(Claim):
     """Gradients on real labels are far more coherent early in training (Chatterjee & Zielinski)."""
 
     id = "diag.coherence_real_vs_random"
-    papers = (Ref(51, "Chatterjee & Zielinski 2022", "On the generalization mystery in deep "
-                  "learning"),)  # fmt: skip
+    papers = (
+        Ref(51, "Chatterjee & Zielinski 2022", "On the generalization mystery in deep learning"),
+    )
     statement = (
         "For every seed (>= 3) of an MLP trained by SGD on digits, the mean per-example gradient "
         "coherence alpha over the last 10 evaluations of a run that ends at the early window "
@@ -64,33 +65,52 @@ class CoherenceRealVsRandom(Claim):
     budgets = {"smoke": {"seeds": 3, "max_samples": 250}, "full": {}}
     MIN_RATIO = 2.0  # "very different values", fixed before running
     measures = {
-        "coherence": Derived(lambda m: series(m, TRAIN, "coherence").iloc[-WINDOW:].mean(),
-                             "mean coherence on train/main over the last 10 evaluations"),
+        "coherence": Derived(
+            lambda m: series(m, TRAIN, "coherence").iloc[-WINDOW:].mean(),
+            "mean coherence on train/main over the last 10 evaluations",
+        ),
         "train": Final(TRAIN),
-    }  # fmt: skip
+    }
     fit = Fit("train", 0.5, where={"labels": ("real",)})  # the real-label arm is learning
-    floor = NotApplicable("floor", "coherence is not an accuracy: real-label coherence at the "
-                          "random-label level is the refutation")  # fmt: skip
+    floor = NotApplicable(
+        "floor",
+        "coherence is not an accuracy: real-label coherence at the "
+        "random-label level is the refutation",
+    )
     figure = Curves((TRAIN,), metric="coherence", by="labels", logx=False)
     controls = {
-        "negative": Control({"steps": 800}, "not reproduced", "late in training (steps "
-                            "710-800), after the real labels are fit: the paper's account of "
-                            "early stopping says coherence falls to the random-label level",
-                            slow=True),
-        "positive": Control({"train_size": 1700, "max_samples": 500}, "reproduced", "1,700 "
-                            "training digits and 500 examples in the coherence "
-                            "estimate: random labels' per-example gradients cancel as 1/m in "
-                            "the mean, real labels' do not, so the ratio grows with m",
-                            slow=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"steps": 800},
+            "not reproduced",
+            "late in training (steps "
+            "710-800), after the real labels are fit: the paper's account of "
+            "early stopping says coherence falls to the random-label level",
+            slow=True,
+        ),
+        "positive": Control(
+            {"train_size": 1700, "max_samples": 500},
+            "reproduced",
+            "1,700 "
+            "training digits and 500 examples in the coherence "
+            "estimate: random labels' per-example gradients cancel as 1/m in "
+            "the mean, real labels' do not, so the ratio grows with m",
+            slow=True,
+        ),
+    }
 
     def arms(self, cfg: CoherenceConfig):
         base = digits_base(
-            train_size=cfg.train_size, width=cfg.width, depth=cfg.depth, lr=cfg.lr,
-            batch_size=cfg.batch_size, steps=cfg.steps, every=cfg.every,
-            probes=[{"name": "coherence",
-                     "params": {"mode": "full", "max_samples": cfg.max_samples}}],
-        )  # fmt: skip
+            train_size=cfg.train_size,
+            width=cfg.width,
+            depth=cfg.depth,
+            lr=cfg.lr,
+            batch_size=cfg.batch_size,
+            steps=cfg.steps,
+            every=cfg.every,
+            probes=[
+                {"name": "coherence", "params": {"mode": "full", "max_samples": cfg.max_samples}}
+            ],
+        )
         labels = {"real": {}, "random": {"task.params.random_labels": True}}
         return Design(base, axes={"labels": labels}, seeds=cfg.seeds).expand()
 
@@ -106,9 +126,14 @@ class CoherenceRealVsRandom(Claim):
         wide = table.pivot_table(index="seed", columns="labels", values="coherence")
         ratio = (wide["real"] / wide["random"]).dropna()
         k, n = int((ratio >= self.MIN_RATIO).sum()), cfg.seeds
-        stats = {"seeds": n, "seeds_passing": k, "median_ratio": ratio.median(),
-                 "min_ratio": ratio.min(), "coherence_real": wide["real"].median(),
-                 "coherence_random": wide["random"].median()}  # fmt: skip
+        stats = {
+            "seeds": n,
+            "seeds_passing": k,
+            "median_ratio": ratio.median(),
+            "min_ratio": ratio.min(),
+            "coherence_real": wide["real"].median(),
+            "coherence_random": wide["random"].median(),
+        }
         sentence = (
             f"{k}/{n} seeds had coherence on real labels >= {self.MIN_RATIO:g}x that on random "
             f"labels over steps {max(0, cfg.steps - WINDOW * cfg.every)}-{cfg.steps} "

@@ -45,10 +45,20 @@ from genlab.claims.measures import Final
 from genlab.registry import Params
 from genlab.report.claim_figures import Scatter
 
-PGDL = {"width": [32, 128, 512], "depth": [1, 2, 3], "lr": [1e-3, 3e-3],
-        "batch_size": [32, 128], "weight_decay": [0.0, 0.1], "dropout": [0.0, 0.25]}  # fmt: skip
-NOISY = {"label_noise": [0.0, 0.1, 0.2, 0.3], "width": [128, 256, 512], "depth": [1, 2],
-         "lr": [3e-3]}  # fmt: skip
+PGDL = {
+    "width": [32, 128, 512],
+    "depth": [1, 2, 3],
+    "lr": [1e-3, 3e-3],
+    "batch_size": [32, 128],
+    "weight_decay": [0.0, 0.1],
+    "dropout": [0.0, 0.25],
+}
+NOISY = {
+    "label_noise": [0.0, 0.1, 0.2, 0.3],
+    "width": [128, 256, 512],
+    "depth": [1, 2],
+    "lr": [3e-3],
+}
 
 
 class MarginZooConfig(Params):
@@ -69,8 +79,9 @@ class ConstrainedMargin(Claim):
     """The constrained margin ranks generalization, the input margin does not (Mouton et al.)."""
 
     id = "diag.constrained_margin"
-    papers = (Ref(99, "Mouton, Theunissen & Davel 2024", "Input margins can predict "
-                  "generalization too"),)  # fmt: skip
+    papers = (
+        Ref(99, "Mouton, Theunissen & Davel 2024", "Input margins can predict generalization too"),
+    )
     statement = (
         "On a PGDL-style zoo of MLPs on digits (every model at >= 0.99 train accuracy), Kendall's "
         "tau between the constrained margin and the generalization gap has a 95% bootstrap CI "
@@ -85,33 +96,56 @@ class ConstrainedMargin(Claim):
         "digits (genlab.zoo), judged by Kendall's tau with the generalization gap"
     )
     budgets = {
-        "smoke": {"vary": {"width": [64, 256], "depth": [1, 2], "weight_decay": [0.0, 0.1],
-                           "lr": [3e-3]},
-                  "size": 8, "steps": 300, "train_size": 300, "max_samples": 48},
+        "smoke": {
+            "vary": {"width": [64, 256], "depth": [1, 2], "weight_decay": [0.0, 0.1], "lr": [3e-3]},
+            "size": 8,
+            "steps": 300,
+            "train_size": 300,
+            "max_samples": 48,
+        },
         "full": {},
-    }  # fmt: skip
+    }
     # 8 models: the bootstrap CI of a difference of two taus spans about +-0.3 even when the
     # margins agree, so the smoke zoo cannot refute; it checks that the code runs
     smoke_decides = False
     MIN_GAIN = 0.05  # fixed before running
-    measures = {"train": TRAIN_ACC, "gap": GAP, "input": Final(TRAIN, "input_margin"),
-                "constrained": Final(TRAIN, "constrained_margin"),
-                "hidden": Final(TRAIN, "hidden_margin")}  # fmt: skip
+    measures = {
+        "train": TRAIN_ACC,
+        "gap": GAP,
+        "input": Final(TRAIN, "input_margin"),
+        "constrained": Final(TRAIN, "constrained_margin"),
+        "hidden": Final(TRAIN, "hidden_margin"),
+    }
     fit = Fit("train", 0.99)  # PGDL's criterion: every model fits its training set
     floor = NotApplicable("floor", "a rank correlation over models, not an accuracy")
     figure = Scatter("constrained", "gap", fit=False)
     controls = {
-        "negative": Control({"subspace": "bottom", "vary": NOISY, "size": 24, "steps": 1000,
-                             "max_samples": 32}, "not reproduced", "the margin searched along "
-                            "the least-variance directions, off the data manifold, on a zoo whose "
-                            "gaps label noise spreads", slow=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"subspace": "bottom", "vary": NOISY, "size": 24, "steps": 1000, "max_samples": 32},
+            "not reproduced",
+            "the margin searched along "
+            "the least-variance directions, off the data manifold, on a zoo whose "
+            "gaps label noise spreads",
+            slow=True,
+        ),
+    }
 
     def arms(self, cfg: MarginZooConfig):
-        params = {"measures": ["hidden", "input", "constrained"], "max_samples": cfg.max_samples,
-                  "pca_variance": cfg.pca_variance, "subspace": cfg.subspace}  # fmt: skip
-        return zoo_arms(cfg.vary, "margins", params, steps=cfg.steps,
-                        train_size=cfg.train_size, seeds=1, size=cfg.size)  # fmt: skip
+        params = {
+            "measures": ["hidden", "input", "constrained"],
+            "max_samples": cfg.max_samples,
+            "pca_variance": cfg.pca_variance,
+            "subspace": cfg.subspace,
+        }
+        return zoo_arms(
+            cfg.vary,
+            "margins",
+            params,
+            steps=cfg.steps,
+            train_size=cfg.train_size,
+            seeds=1,
+            size=cfg.size,
+        )
 
     def synthetic(self, cfg: MarginZooConfig, arm: dict, case: Case) -> dict[str, float]:
         """Per model a gap in [0, 0.3]. Effect: the constrained margin falls with the gap, the
@@ -120,20 +154,36 @@ class ConstrainedMargin(Claim):
         gap = 0.3 * unit(arm, "gap")
         margin = 1 - gap
         plain = unit(arm, "input") if case != "null" else margin
-        return {"train": 0.95 if case == "unfit" else 1.0, "gap": gap, "input": plain,
-                "constrained": margin, "hidden": margin}  # fmt: skip
+        return {
+            "train": 0.95 if case == "unfit" else 1.0,
+            "gap": gap,
+            "input": plain,
+            "constrained": margin,
+            "hidden": margin,
+        }
 
     def decide(self, cfg: MarginZooConfig, table: pd.DataFrame) -> Decision:
         t = finite_rows(table, ["gap", "input", "constrained"])
         g, c, i = (t[k].to_numpy(float) for k in ("gap", "constrained", "input"))
         tc, ti = kendall(c, g), kendall(i, g)
         iv_c = bootstrap_interval("tau(constrained, gap)", tc, len(t), above=False)
-        iv_d = bootstrap_interval("tau(constrained) - tau(input)", lambda j: tc(j) - ti(j),
-                                  len(t), above=False, smallest=-self.MIN_GAIN)  # fmt: skip
-        stats = {"models": len(t), "tau_constrained": iv_c.estimate, "tau_input": ti(range(len(t))),
-                 "tau_hidden": kendall(t["hidden"].to_numpy(float), g)(range(len(t)))}  # fmt: skip
-        sentence = (f"On {len(t)} models: {iv_c.text()}; {iv_d.text()}; tau(input, gap) "
-                    f"{stats['tau_input']:+.3f}, tau(hidden, gap) {stats['tau_hidden']:+.3f}.")  # fmt: skip
+        iv_d = bootstrap_interval(
+            "tau(constrained) - tau(input)",
+            lambda j: tc(j) - ti(j),
+            len(t),
+            above=False,
+            smallest=-self.MIN_GAIN,
+        )
+        stats = {
+            "models": len(t),
+            "tau_constrained": iv_c.estimate,
+            "tau_input": ti(range(len(t))),
+            "tau_hidden": kendall(t["hidden"].to_numpy(float), g)(range(len(t))),
+        }
+        sentence = (
+            f"On {len(t)} models: {iv_c.text()}; {iv_d.text()}; tau(input, gap) "
+            f"{stats['tau_input']:+.3f}, tau(hidden, gap) {stats['tau_hidden']:+.3f}."
+        )
         return Decision(combine([iv_c.verdict(), iv_d.verdict()]), stats, sentence, [iv_c, iv_d])
 
 

@@ -71,8 +71,9 @@ from genlab.report.claim_figures import ArmBars
 class EKFACConfig(Params):
     """A trained MLP on digits per seed; the estimators scored on its final weights."""
 
-    estimator: Literal["ekfac", "dot"] = Field("ekfac", description="the estimator judged "
-                                               "against LiSSA")  # fmt: skip
+    estimator: Literal["ekfac", "dot"] = Field(
+        "ekfac", description="the estimator judged against LiSSA"
+    )
     damping_factor: float = Field(0.1, gt=0, description="λ / mean GGN eigenvalue")
     width: int = Field(16, ge=2, le=64)
     depth: int = Field(2, ge=1, le=3)
@@ -87,9 +88,14 @@ class EKFACInfluence(Claim):
     """EK-FAC influences rank training samples as exact ones do (Grosse et al.)."""
 
     id = "diag.ekfac_influence"
-    papers = (Ref(13, "Grosse, Bae, Anil, Elhage, Tamkin, Tajdini, Steiner, Li, Durmus, Perez, "
-                  "Hubinger, Lukošiūtė, Nguyen, Joseph, McCandlish, Kaplan & Bowman 2023",
-                  "Studying large language model generalization with influence functions"),)  # fmt: skip
+    papers = (
+        Ref(
+            13,
+            "Grosse, Bae, Anil, Elhage, Tamkin, Tajdini, Steiner, Li, Durmus, Perez, "
+            "Hubinger, Lukošiūtė, Nguyen, Joseph, McCandlish, Kaplan & Bowman 2023",
+            "Studying large language model generalization with influence functions",
+        ),
+    )
     scope = "proxy"
     scope_note = (
         "Grosse et al. compare EK-FAC with LiSSA against the PBRF on regression, MNIST, CIFAR and "
@@ -109,33 +115,58 @@ class EKFACInfluence(Claim):
     Config = EKFACConfig
     budgets = {"smoke": {"seeds": 3, "max_fit": 400}, "full": {}}
     DELTA = 0.1  # "about as accurate": at most 0.1 of Spearman below LiSSA (fixed before the run)
-    measures = {"ekfac": Final(TRAIN, "ekfac_spearman"), "dot": Final(TRAIN, "dot_spearman"),
-                "lissa": Final(TRAIN, "lissa_spearman"),
-                "ekfac_pearson": Final(TRAIN, "ekfac_pearson"),
-                "dot_pearson": Final(TRAIN, "dot_pearson"),
-                "lissa_pearson": Final(TRAIN, "lissa_pearson"), "train": TRAIN_ACC}  # fmt: skip
+    measures = {
+        "ekfac": Final(TRAIN, "ekfac_spearman"),
+        "dot": Final(TRAIN, "dot_spearman"),
+        "lissa": Final(TRAIN, "lissa_spearman"),
+        "ekfac_pearson": Final(TRAIN, "ekfac_pearson"),
+        "dot_pearson": Final(TRAIN, "dot_pearson"),
+        "lissa_pearson": Final(TRAIN, "lissa_pearson"),
+        "train": TRAIN_ACC,
+    }
     fit = Fit("train", 0.95)  # influence functions assume a trained model
     floor = NotApplicable("floor", "correlations between estimators, not accuracies")
     figure = ArmBars("ekfac")
     controls = {
-        "negative": Control({"estimator": "dot", "damping_factor": 0.01}, "not reproduced",
-                            "the curvature-free gradient dot product judged against LiSSA at "
-                            "damping 0.01 x the mean GGN eigenvalue (runs of its own: the probe's "
-                            "target differs): the trained GGN is far from isotropic, so ignoring "
-                            "it must not be about as accurate as an estimator that inverts it",
-                            slow=True),
-        "positive": Control({"damping_factor": 1000.0}, "reproduced", "damping 10,000x the "
-                            "budget's: the curvature is swamped, every estimator (EK-FAC and "
-                            "LiSSA too) is the dot product, so EK-FAC must match LiSSA",
-                            slow=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"estimator": "dot", "damping_factor": 0.01},
+            "not reproduced",
+            "the curvature-free gradient dot product judged against LiSSA at "
+            "damping 0.01 x the mean GGN eigenvalue (runs of its own: the probe's "
+            "target differs): the trained GGN is far from isotropic, so ignoring "
+            "it must not be about as accurate as an estimator that inverts it",
+            slow=True,
+        ),
+        "positive": Control(
+            {"damping_factor": 1000.0},
+            "reproduced",
+            "damping 10,000x the "
+            "budget's: the curvature is swamped, every estimator (EK-FAC and "
+            "LiSSA too) is the dot product, so EK-FAC must match LiSSA",
+            slow=True,
+        ),
+    }
 
     def arms(self, cfg: EKFACConfig):
-        probe = {"name": "influence_estimators",
-                 "params": {"damping_factor": cfg.damping_factor, "max_fit": cfg.max_fit,
-                            "lissa_depth": cfg.lissa_depth, "lissa_batch": cfg.lissa_batch}}  # fmt: skip
-        base = digits_base(train_size=1000, width=cfg.width, depth=cfg.depth, lr=0.1,
-                           batch_size=100, steps=cfg.steps, every=cfg.steps, probes=[probe])  # fmt: skip
+        probe = {
+            "name": "influence_estimators",
+            "params": {
+                "damping_factor": cfg.damping_factor,
+                "max_fit": cfg.max_fit,
+                "lissa_depth": cfg.lissa_depth,
+                "lissa_batch": cfg.lissa_batch,
+            },
+        }
+        base = digits_base(
+            train_size=1000,
+            width=cfg.width,
+            depth=cfg.depth,
+            lr=0.1,
+            batch_size=100,
+            steps=cfg.steps,
+            every=cfg.steps,
+            probes=[probe],
+        )
         return Design(base, seeds=cfg.seeds).expand()
 
     def synthetic(self, cfg: EKFACConfig, arm: dict, case: Case) -> dict[str, float]:
@@ -143,19 +174,36 @@ class EKFACInfluence(Claim):
         ranks as EK-FAC's full run measured (0.3) against a LiSSA at 0.85; unfit: as effect,
         training accuracy 0.6."""
         rho, lissa = (0.3, 0.85) if case == "null" else (0.8, 0.82)
-        return {"ekfac": rho, "dot": rho, "lissa": lissa, "ekfac_pearson": rho,
-                "dot_pearson": rho, "lissa_pearson": lissa,
-                "train": 0.6 if case == "unfit" else 0.98}  # fmt: skip
+        return {
+            "ekfac": rho,
+            "dot": rho,
+            "lissa": lissa,
+            "ekfac_pearson": rho,
+            "dot_pearson": rho,
+            "lissa_pearson": lissa,
+            "train": 0.6 if case == "unfit" else 0.98,
+        }
 
     def decide(self, cfg: EKFACConfig, table: pd.DataFrame) -> Decision:
         est = cfg.estimator
-        diff = Interval.of(f"Spearman {est} - LiSSA", (table[est] - table["lissa"]).tolist(),
-                           null=-self.DELTA, smallest=-self.DELTA)  # fmt: skip
-        stats = {"diff": diff.estimate, "diff_lo": diff.lo, "diff_hi": diff.hi,
-                 "rho_ekfac": table["ekfac"].mean(), "rho_lissa": table["lissa"].mean(),
-                 "rho_dot": table["dot"].mean(), "pearson_ekfac": table["ekfac_pearson"].mean(),
-                 "pearson_lissa": table["lissa_pearson"].mean(),
-                 "pearson_dot": table["dot_pearson"].mean(), "train_acc": table["train"].mean()}  # fmt: skip
+        diff = Interval.of(
+            f"Spearman {est} - LiSSA",
+            (table[est] - table["lissa"]).tolist(),
+            null=-self.DELTA,
+            smallest=-self.DELTA,
+        )
+        stats = {
+            "diff": diff.estimate,
+            "diff_lo": diff.lo,
+            "diff_hi": diff.hi,
+            "rho_ekfac": table["ekfac"].mean(),
+            "rho_lissa": table["lissa"].mean(),
+            "rho_dot": table["dot"].mean(),
+            "pearson_ekfac": table["ekfac_pearson"].mean(),
+            "pearson_lissa": table["lissa_pearson"].mean(),
+            "pearson_dot": table["dot_pearson"].mean(),
+            "train_acc": table["train"].mean(),
+        }
         sentence = (
             f"{diff.text()}; means over seeds, Spearman with the exact damped-GGN influence: "
             f"EK-FAC {stats['rho_ekfac']:.3f}, LiSSA {stats['rho_lissa']:.3f}, dot product "

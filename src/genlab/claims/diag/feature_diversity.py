@@ -68,8 +68,9 @@ class FeatureDiversity(Claim):
     """The last layer is the most diverse; diversity falls with training, rises with width (#81)."""
 
     id = "diag.feature_diversity"
-    papers = (Ref(81, "unidentified", "Feature diversity as a scaling factor in self-supervised "
-                  "CNNs"),)  # fmt: skip
+    papers = (
+        Ref(81, "unidentified", "Feature diversity as a scaling factor in self-supervised CNNs"),
+    )
     statement = (
         "SimCLR-trained CNNs (3 conv blocks of width 8/16/32/64) on digits, diversity = mean "
         "pairwise 1 - cosine of channel activation vectors on held-out digits, >= 3 seeds (5 at "
@@ -88,32 +89,44 @@ class FeatureDiversity(Claim):
     budgets = {"smoke": {"seeds": 3, "steps": 100, "every": 10}, "full": {}}
     measures = {
         **{f"div{i}": Final(TEST, f"layer{i}_diversity") for i in range(LAYERS)},
-        "trend0": _trend(0), f"trend{LAYERS - 1}": _trend(LAYERS - 1),
+        "trend0": _trend(0),
+        f"trend{LAYERS - 1}": _trend(LAYERS - 1),
         "probe": Final(TEST, f"layer{LAYERS - 1}_probe_acc"),
-    }  # fmt: skip
+    }
     fit = Fit("probe", 0.8)  # the SSL features must carry the classes (linear probe, chance 0.1)
     floor = NotApplicable("floor", "diversity is not an accuracy")
     figure = Curves((TEST,), metric=f"layer{LAYERS - 1}_diversity", by="width", logx=False)
     controls = {
-        "negative": Control({"layer": "first", "widths": [16, 32, 64], "steps": 200,
-                             "every": 20}, "not reproduced", "the first block judged as the "
-                            "one most diversified, on models of its own trained 200 steps: the "
-                            "paper finds the last layer the most diversified, so the first must "
-                            "not be (width 8 left out: at the smoke budget its linear probe, "
-                            "0.75, is below the fit level)", heavy=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"layer": "first", "widths": [16, 32, 64], "steps": 200, "every": 20},
+            "not reproduced",
+            "the first block judged as the "
+            "one most diversified, on models of its own trained 200 steps: the "
+            "paper finds the last layer the most diversified, so the first must "
+            "not be (width 8 left out: at the smoke budget its linear probe, "
+            "0.75, is below the fit level)",
+            heavy=True,
+        ),
+    }
 
     def arms(self, cfg: DiversityConfig):
         base = {
             "task": {"name": "digits", "params": {"train_size": 1000}},
             "model": {"name": "cnn", "params": {"channels": [8] * LAYERS}},
             "method": {"name": "simclr"},
-            "optimizer": {"name": "adam", "lr": cfg.lr}, "steps": cfg.steps,
-            "batch_size": cfg.batch_size, "checkpoint_every": cfg.steps,
-            "eval": {"every": cfg.every, "log_points": 0, "probes": [
-                {"name": "feature_diversity", "params": {"max_samples": 500}},
-                {"name": "layer_probes", "params": {"min_step": cfg.steps}}]},
-        }  # fmt: skip
+            "optimizer": {"name": "adam", "lr": cfg.lr},
+            "steps": cfg.steps,
+            "batch_size": cfg.batch_size,
+            "checkpoint_every": cfg.steps,
+            "eval": {
+                "every": cfg.every,
+                "log_points": 0,
+                "probes": [
+                    {"name": "feature_diversity", "params": {"max_samples": 500}},
+                    {"name": "layer_probes", "params": {"min_step": cfg.steps}},
+                ],
+            },
+        }
         widths = {w: {"model.params.channels": [w] * LAYERS} for w in cfg.widths}
         return Design(base, axes={"width": widths}, seeds=cfg.seeds).expand()
 
@@ -133,19 +146,27 @@ class FeatureDiversity(Claim):
     def decide(self, cfg: DiversityConfig, table: pd.DataFrame) -> Decision:
         k = LAYERS - 1 if cfg.layer == "last" else 0
         others = table[[f"div{i}" for i in range(LAYERS) if i != k]].max(axis=1)
-        most = Interval.of(f"layer{k} diversity - max(other layers)",
-                           (table[f"div{k}"] - others).tolist())  # fmt: skip
+        most = Interval.of(
+            f"layer{k} diversity - max(other layers)", (table[f"div{k}"] - others).tolist()
+        )
         trend_col = f"trend{k}"
-        falls = Interval.of(f"rho(step, layer{k} diversity)", table[trend_col].tolist(),
-                            above=False)  # fmt: skip
-        per_seed = [spearmanr(g["width"], g[f"div{k}"]).statistic
-                    for _, g in table.sort_values("width").groupby("seed")]  # fmt: skip
+        falls = Interval.of(
+            f"rho(step, layer{k} diversity)", table[trend_col].tolist(), above=False
+        )
+        per_seed = [
+            spearmanr(g["width"], g[f"div{k}"]).statistic
+            for _, g in table.sort_values("width").groupby("seed")
+        ]
         width = Interval.of(f"rho(width, layer{k} diversity) per seed", per_seed)
         means = table.groupby("width")[f"div{k}"].mean()
-        stats = {"most_diff": most.estimate, "rho_step": falls.estimate,
-                 "rho_width": width.estimate, "probe_acc": table["probe"].mean(),
-                 **{f"div{i}": table[f"div{i}"].mean() for i in range(LAYERS)},
-                 **{f"div{k}_width{w}": v for w, v in means.items()}}  # fmt: skip
+        stats = {
+            "most_diff": most.estimate,
+            "rho_step": falls.estimate,
+            "rho_width": width.estimate,
+            "probe_acc": table["probe"].mean(),
+            **{f"div{i}": table[f"div{i}"].mean() for i in range(LAYERS)},
+            **{f"div{k}_width{w}": v for w, v in means.items()},
+        }
         per_layer = ", ".join(f"{stats[f'div{i}']:.3f}" for i in range(LAYERS))
         sentence = (
             f"(a) {most.text()}; (b) {falls.text()}; (c) {width.text()}. Mean final diversity "
@@ -153,8 +174,12 @@ class FeatureDiversity(Claim):
             f"layer{k} by width {', '.join(f'{w}: {v:.3f}' for w, v in means.items())}; "
             f"linear-probe test accuracy (last block) {stats['probe_acc']:.3f}."
         )
-        return Decision(combine([most.verdict(), falls.verdict(), width.verdict()]), stats,
-                        sentence, [most, falls, width])  # fmt: skip
+        return Decision(
+            combine([most.verdict(), falls.verdict(), width.verdict()]),
+            stats,
+            sentence,
+            [most, falls, width],
+        )
 
 
 register(FeatureDiversity())

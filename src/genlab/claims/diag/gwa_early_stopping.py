@@ -44,9 +44,9 @@ class GWAConfig(Params):
 
     label_noise: float = Field(0.3, gt=0, le=0.8)
     noise_mask: Literal["changed", "placebo"] = Field(
-        "changed", description="'placebo': the AUROC is scored against unchanged labels "
-        "(negative control)"
-    )  # fmt: skip
+        "changed",
+        description="'placebo': the AUROC is scored against unchanged labels (negative control)",
+    )
     train_size: int = Field(1000, ge=100, le=1400)
     width: int = Field(256, ge=1)
     lr: float = Field(0.1, gt=0)
@@ -59,8 +59,14 @@ class GWAEarlyStopping(Claim):
     """GWA-based early stopping matches validation-based stopping (Hölzl et al., #11)."""
 
     id = "diag.gwa_early_stopping"
-    papers = (Ref(11, "Hölzl, Rueckert & Kaissis 2025", "Gradient-weight alignment as a "
-                  "train-time proxy for generalization in classification tasks"),)  # fmt: skip
+    papers = (
+        Ref(
+            11,
+            "Hölzl, Rueckert & Kaissis 2025",
+            "Gradient-weight alignment as a "
+            "train-time proxy for generalization in classification tasks",
+        ),
+    )
     statement = (
         "Over >= 3 seeds (10 at full budget) of an MLP trained by SGD on digits with 30% label "
         "noise: (a) test accuracy at the epoch of highest GWA (training data only) minus test "
@@ -85,42 +91,71 @@ class GWAEarlyStopping(Claim):
     }
     fit = Fit("best_val", 0.8)  # learned the clean signal despite the noise
     extra_guards = (Fit("overfit", 0.02),)  # no late decline: no early-stopping point to find
-    floor = NotApplicable("floor", "one arm; a GWA stop far below the validation stop is the "
-                          "refutation")  # fmt: skip
+    floor = NotApplicable(
+        "floor", "one arm; a GWA stop far below the validation stop is the refutation"
+    )
     figure = Curves((TRAIN, TEST), metric="accuracy", logx=False)
     controls = {
-        "negative": Control({"noise_mask": "placebo"}, "not reproduced", "the AUROC scored "
-                            "against as many clean labels: GWA can flag only labels that "
-                            "disagree with the data", slow=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"noise_mask": "placebo"},
+            "not reproduced",
+            "the AUROC scored "
+            "against as many clean labels: GWA can flag only labels that "
+            "disagree with the data",
+            slow=True,
+        ),
+    }
 
     def arms(self, cfg: GWAConfig):
         spe = max(1, cfg.train_size // cfg.batch_size)
         base = digits_base(
-            train_size=cfg.train_size, val_size=200, width=cfg.width, depth=2, lr=cfg.lr,
-            batch_size=cfg.batch_size, steps=cfg.epochs * spe, every=spe,
-            probes=[{"name": "gwa"}], label_noise=cfg.label_noise, noise_mask=cfg.noise_mask,
-        )  # fmt: skip
+            train_size=cfg.train_size,
+            val_size=200,
+            width=cfg.width,
+            depth=2,
+            lr=cfg.lr,
+            batch_size=cfg.batch_size,
+            steps=cfg.epochs * spe,
+            every=spe,
+            probes=[{"name": "gwa"}],
+            label_noise=cfg.label_noise,
+            noise_mask=cfg.noise_mask,
+        )
         return Design(base, seeds=cfg.seeds).expand()
 
     def synthetic(self, cfg: GWAConfig, arm: dict, case: Case) -> dict[str, float]:
         """Effect: the GWA stop tests as the validation stop (0.93) and flags the noise (AUROC
         0.95); null: it stops 0.08 lower and flags nothing (0.5); unfit: best validation 0.6."""
         null = case == "null"
-        return {"test_at_gwa": 0.85 if null else 0.93, "test_at_val": 0.93,
-                "auroc": 0.5 if null else 0.95, "best_val": 0.6 if case == "unfit" else 0.94,
-                "overfit": 0.05}  # fmt: skip
+        return {
+            "test_at_gwa": 0.85 if null else 0.93,
+            "test_at_val": 0.93,
+            "auroc": 0.5 if null else 0.95,
+            "best_val": 0.6 if case == "unfit" else 0.94,
+            "overfit": 0.05,
+        }
 
     def decide(self, cfg: GWAConfig, table: pd.DataFrame) -> Decision:
         diff = (table["test_at_gwa"] - table["test_at_val"]).tolist()
-        iv = Interval.of("test acc (GWA stop - validation stop)", diff, null=-self.TOLERANCE,
-                         smallest=-self.TOLERANCE)  # fmt: skip
-        auroc = Interval.of("noise AUROC", table["auroc"].tolist(), null=0.5,
-                            smallest=self.MIN_AUROC)  # fmt: skip
-        stats = {"seeds": len(table), "mean_diff": iv.estimate, "diff_lo": iv.lo,
-                 "diff_hi": iv.hi, "auroc": auroc.estimate, "auroc_lo": auroc.lo,
-                 "test_at_gwa": table["test_at_gwa"].mean(),
-                 "test_at_val": table["test_at_val"].mean()}  # fmt: skip
+        iv = Interval.of(
+            "test acc (GWA stop - validation stop)",
+            diff,
+            null=-self.TOLERANCE,
+            smallest=-self.TOLERANCE,
+        )
+        auroc = Interval.of(
+            "noise AUROC", table["auroc"].tolist(), null=0.5, smallest=self.MIN_AUROC
+        )
+        stats = {
+            "seeds": len(table),
+            "mean_diff": iv.estimate,
+            "diff_lo": iv.lo,
+            "diff_hi": iv.hi,
+            "auroc": auroc.estimate,
+            "auroc_lo": auroc.lo,
+            "test_at_gwa": table["test_at_gwa"].mean(),
+            "test_at_val": table["test_at_val"].mean(),
+        }
         sentence = (
             f"Stopping at the GWA peak: test accuracy {stats['test_at_gwa']:.3f} vs "
             f"{stats['test_at_val']:.3f} at the best-validation epoch ({iv.text()}); "

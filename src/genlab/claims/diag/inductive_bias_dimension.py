@@ -58,11 +58,17 @@ class InductiveBiasDimension(Claim):
 
     id = "diag.inductive_bias_dimension"
     papers = (
-        Ref(43, "Boopathy, Liu, Hwang, Ghosh & Fiete 2023", "Model-agnostic measure of "
-            "generalization difficulty"),
-        Ref(45, "Boopathy, Yue, Hwang, Iyer & Fiete 2024", "Towards exact computation of "
-            "inductive bias"),
-    )  # fmt: skip
+        Ref(
+            43,
+            "Boopathy, Liu, Hwang, Ghosh & Fiete 2023",
+            "Model-agnostic measure of generalization difficulty",
+        ),
+        Ref(
+            45,
+            "Boopathy, Yue, Hwang, Iyer & Fiete 2024",
+            "Towards exact computation of inductive bias",
+        ),
+    )
     statement = (
         "On binary tasks whose 64 training inputs lie on a d-dimensional subspace of R^32, the "
         "bits of inductive bias needed to reach 10% test error (200 sampled random-feature "
@@ -79,32 +85,54 @@ class InductiveBiasDimension(Claim):
     )
     budgets = {"smoke": {"seeds": 5, "hypotheses": 100}, "full": {}}
     MIN_RHO = 0.8  # a monotone trend in most seeds, fixed before running
-    measures = {"bits": Final(TEST, "inductive_bias_bits"), "fit_share": Final(TEST, "fit_share"),
-                "error": Final(TEST, "hypothesis_error")}  # fmt: skip
+    measures = {
+        "bits": Final(TEST, "inductive_bias_bits"),
+        "fit_share": Final(TEST, "fit_share"),
+        "error": Final(TEST, "hypothesis_error"),
+    }
     fit = Fit("fit_share", 0.9)  # the sampled hypotheses interpolate the training data
     floor = Ceiling("error", 0.45)  # hypotheses at chance on every task: no trend to read
     figure = ArmBars("bits", by="dim")
     controls = {
-        "negative": Control({"vary": "ambient"}, "not reproduced", "the ambient dimension grows "
-                            "at intrinsic dimension 4: the task is no harder to generalize on", slow=True),
-        "positive": Control({"ambient": 16}, "reproduced", "the same intrinsic dimensions "
-                            "embedded in R^16 instead of R^32: #43's difficulty is set by the "
-                            "intrinsic dimension, not the ambient one, so the trend must hold",
-                            slow=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"vary": "ambient"},
+            "not reproduced",
+            "the ambient dimension grows "
+            "at intrinsic dimension 4: the task is no harder to generalize on",
+            slow=True,
+        ),
+        "positive": Control(
+            {"ambient": 16},
+            "reproduced",
+            "the same intrinsic dimensions "
+            "embedded in R^16 instead of R^32: #43's difficulty is set by the "
+            "intrinsic dimension, not the ambient one, so the trend must hold",
+            slow=True,
+        ),
+    }
 
     def arms(self, cfg: InductiveBiasConfig):
-        probe = {"name": "inductive_bias", "params": {"hypotheses": cfg.hypotheses,
-                 "width": cfg.width, "epsilon": cfg.epsilon}}  # fmt: skip
-        base = {"task": {"name": "intrinsic_dim", "params": {"n_train": cfg.n_train}},
-                "model": {"name": "mlp", "params": {"width": 8, "depth": 1}}, "steps": 1,
-                "eval": {"every": 1, "log_points": 0, "probes": [probe]}, "checkpoint_every": 1}  # fmt: skip
+        probe = {
+            "name": "inductive_bias",
+            "params": {"hypotheses": cfg.hypotheses, "width": cfg.width, "epsilon": cfg.epsilon},
+        }
+        base = {
+            "task": {"name": "intrinsic_dim", "params": {"n_train": cfg.n_train}},
+            "model": {"name": "mlp", "params": {"width": 8, "depth": 1}},
+            "steps": 1,
+            "eval": {"every": 1, "log_points": 0, "probes": [probe]},
+            "checkpoint_every": 1,
+        }
         if cfg.vary == "intrinsic":
-            dims = {d: {"task.params.intrinsic_dim": d, "task.params.ambient_dim": cfg.ambient}
-                    for d in cfg.intrinsic_dims}  # fmt: skip
+            dims = {
+                d: {"task.params.intrinsic_dim": d, "task.params.ambient_dim": cfg.ambient}
+                for d in cfg.intrinsic_dims
+            }
         else:
-            dims = {d: {"task.params.intrinsic_dim": cfg.intrinsic, "task.params.ambient_dim": d}
-                    for d in cfg.ambient_dims}  # fmt: skip
+            dims = {
+                d: {"task.params.intrinsic_dim": cfg.intrinsic, "task.params.ambient_dim": d}
+                for d in cfg.ambient_dims
+            }
         return Design(base, axes={"dim": dims}, seeds=cfg.seeds).expand()
 
     def synthetic(self, cfg: InductiveBiasConfig, arm: dict, case: Case) -> dict[str, float]:
@@ -118,14 +146,21 @@ class InductiveBiasDimension(Claim):
         return {"bits": bits, "fit_share": share, "error": 0.3}
 
     def decide(self, cfg: InductiveBiasConfig, table: pd.DataFrame) -> Decision:
-        rhos = [spearmanr(g["dim"], g["bits"]).statistic for _, g in table.groupby("seed")
-                if g["bits"].notna().all()]  # fmt: skip
-        iv = Interval.of(f"Spearman(bits, {cfg.vary} dimension)", rhos, null=0,
-                         smallest=self.MIN_RHO)  # fmt: skip
+        rhos = [
+            spearmanr(g["dim"], g["bits"]).statistic
+            for _, g in table.groupby("seed")
+            if g["bits"].notna().all()
+        ]
+        iv = Interval.of(
+            f"Spearman(bits, {cfg.vary} dimension)", rhos, null=0, smallest=self.MIN_RHO
+        )
         bits = table.groupby("dim")["bits"].median()
         stats = {"rho": iv.estimate, **{f"bits_dim{d}": b for d, b in bits.items()}}
-        sentence = (f"{iv.text()}; median bits by {cfg.vary} dimension: "
-                    + ", ".join(f"{d}: {b:.1f}" for d, b in bits.items()) + ".")  # fmt: skip
+        sentence = (
+            f"{iv.text()}; median bits by {cfg.vary} dimension: "
+            + ", ".join(f"{d}: {b:.1f}" for d, b in bits.items())
+            + "."
+        )
         return Decision(iv.verdict(), stats, sentence, [iv])
 
 

@@ -43,8 +43,12 @@ from genlab.registry import Params
 from genlab.report.claim_figures import Scatter
 
 MEASURES = ("sam_sharpness", "asam_sharpness", "hessian_top_eig", "hessian_trace")
-OPTIMISER = {"width": [32, 128, 512], "depth": [1, 2, 3], "lr": [3e-4, 1e-3, 3e-3],
-             "batch_size": [32, 128, 512]}  # fmt: skip
+OPTIMISER = {
+    "width": [32, 128, 512],
+    "depth": [1, 2, 3],
+    "lr": [3e-4, 1e-3, 3e-3],
+    "batch_size": [32, 128, 512],
+}
 # the negative control's zoo: noisy labels are memorised (every model fits) only with more width,
 # a larger learning rate and more steps than the clean smoke zoo needs
 NOISE = {"label_noise": [0.0, 0.1, 0.2, 0.3, 0.4], "width": [256, 512], "lr": [3e-3]}
@@ -67,8 +71,14 @@ class SharpnessNotSufficient(Claim):
     """On a zoo, no sharpness measure ranks the generalization gap (Wen, Li & Ma, #97)."""
 
     id = "diag.sharpness_not_sufficient"
-    papers = (Ref(97, "Wen, Li & Ma 2023", "Sharpness minimization algorithms do not only "
-                  "minimize sharpness to achieve better generalization"),)  # fmt: skip
+    papers = (
+        Ref(
+            97,
+            "Wen, Li & Ma 2023",
+            "Sharpness minimization algorithms do not only "
+            "minimize sharpness to achieve better generalization",
+        ),
+    )
     statement = (
         "On a zoo of MLPs on digits varying width, depth, learning rate and batch size (clean "
         "labels, AdamW, every model at >= 0.99 train accuracy), the 95% bootstrap CI of Kendall's "
@@ -84,11 +94,17 @@ class SharpnessNotSufficient(Claim):
         "MLPs on digits, no sharpness measure ranks the generalization gap"
     )
     budgets = {
-        "smoke": {"vary": {"width": [32, 256], "lr": [1e-3, 3e-3], "batch_size": [32, 128]},
-                  "size": 8, "steps": 300, "train_size": 300, "max_samples": 64,
-                  "power_iters": 5, "hutchinson": 3},
+        "smoke": {
+            "vary": {"width": [32, 256], "lr": [1e-3, 3e-3], "batch_size": [32, 128]},
+            "size": 8,
+            "steps": 300,
+            "train_size": 300,
+            "max_samples": 64,
+            "power_iters": 5,
+            "hutchinson": 3,
+        },
         "full": {},
-    }  # fmt: skip
+    }
     # 8 models: the CI of tau cannot lie within +-0.3, so the smoke zoo can only refute or be
     # inconclusive; it checks that the code runs
     smoke_decides = False
@@ -98,19 +114,32 @@ class SharpnessNotSufficient(Claim):
     floor = NotApplicable("floor", "a rank correlation over models, not an accuracy")
     figure = Scatter("hessian_trace", "gap", fit=False)
     controls = {
-        "negative": Control({"vary": NOISE, "size": 10, "seeds": 8, "steps": 600},
-                            "not reproduced",
-                            "label noise varied: memorising noisy labels sharpens the minimum "
-                            "and widens the gap together (80 models, as many as the claim's "
-                            "81: on fewer the CI of tau cannot lie within +-0.3, so the control "
-                            "could not come out reproduced)", heavy=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"vary": NOISE, "size": 10, "seeds": 8, "steps": 600},
+            "not reproduced",
+            "label noise varied: memorising noisy labels sharpens the minimum "
+            "and widens the gap together (80 models, as many as the claim's "
+            "81: on fewer the CI of tau cannot lie within +-0.3, so the control "
+            "could not come out reproduced)",
+            heavy=True,
+        ),
+    }
 
     def arms(self, cfg: SharpnessZooConfig):
-        params = {"max_samples": cfg.max_samples, "power_iters": cfg.power_iters,
-                  "hutchinson": cfg.hutchinson}  # fmt: skip
-        return zoo_arms(cfg.vary, "sharpness", params, steps=cfg.steps,
-                        train_size=cfg.train_size, seeds=cfg.seeds, size=cfg.size)  # fmt: skip
+        params = {
+            "max_samples": cfg.max_samples,
+            "power_iters": cfg.power_iters,
+            "hutchinson": cfg.hutchinson,
+        }
+        return zoo_arms(
+            cfg.vary,
+            "sharpness",
+            params,
+            steps=cfg.steps,
+            train_size=cfg.train_size,
+            seeds=cfg.seeds,
+            size=cfg.size,
+        )
 
     def synthetic(self, cfg: SharpnessZooConfig, arm: dict, case: Case) -> dict[str, float]:
         """Per model a gap in [0, 0.3]. Effect: every sharpness measure drawn independently of
@@ -122,8 +151,16 @@ class SharpnessNotSufficient(Claim):
     def decide(self, cfg: SharpnessZooConfig, table: pd.DataFrame) -> Decision:
         t = finite_rows(table, ["gap", *MEASURES])
         gap = t["gap"].to_numpy(float)
-        ivs = [bootstrap_interval(f"tau({m}, gap)", kendall(t[m].to_numpy(float), gap), len(t),
-                                  smallest=self.MAX_TAU, absence=True) for m in MEASURES]  # fmt: skip
+        ivs = [
+            bootstrap_interval(
+                f"tau({m}, gap)",
+                kendall(t[m].to_numpy(float), gap),
+                len(t),
+                smallest=self.MAX_TAU,
+                absence=True,
+            )
+            for m in MEASURES
+        ]
         stats = {
             "models": len(t),
             **{f"tau_{m}": iv.estimate for m, iv in zip(MEASURES, ivs, strict=True)},

@@ -59,8 +59,13 @@ class SimplicityBiasComponents(Claim):
     """Simplicity bias comes from ReLUs, residuals and layer norm (Teney et al., #85)."""
 
     id = "diag.simplicity_bias_components"
-    papers = (Ref(85, "Teney, Nicolicioiu, Hartmann & Abbasnejad 2024", "Neural redshift: "
-                  "random networks are not random functions"),)  # fmt: skip
+    papers = (
+        Ref(
+            85,
+            "Teney, Nicolicioiu, Hartmann & Abbasnejad 2024",
+            "Neural redshift: random networks are not random functions",
+        ),
+    )
     statement = (
         "Random MLPs (depth 4, width 64, weights N(0, 4^2/fan_in)) on the 32x32 grid of "
         "[-1,1]^2, each arm its own draws: (1) median Fourier complexity of ReLU networks / "
@@ -80,38 +85,64 @@ class SimplicityBiasComponents(Claim):
     measures = {
         "fourier": FOURIER,
         "noise": at_step0("model", "noise_fourier_complexity"),
-        "alive": Derived(lambda m: float(FOURIER(m) > 0), "1 when the network's map is not "
-                         "constant (a dead network computes nothing)"),
-    }  # fmt: skip
+        "alive": Derived(
+            lambda m: float(FOURIER(m) > 0),
+            "1 when the network's map is not constant (a dead network computes nothing)",
+        ),
+    }
     fit = Fit("alive", 0.9)  # most networks of an arm compute a non-constant function
     floor = NotApplicable("floor", "no training; the noise maps are the measured reference")
     figure = ArmBars("fourier", by="arch")
     controls = {
-        "negative": Control({"scale": 1.0}, "not reproduced", "tanh at weight scale 1 is as "
-                            "simple as ReLU (the paper: its complexity grows with the scale)",
-                            slow=True),
-        "positive": Control({"scale": 8.0}, "reproduced", "weight scale 8: the paper finds "
-                            "tanh's complexity growing with the scale, so it sits further above "
-                            "ReLU's, and above tanh with residuals and layer norm", slow=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"scale": 1.0},
+            "not reproduced",
+            "tanh at weight scale 1 is as "
+            "simple as ReLU (the paper: its complexity grows with the scale)",
+            slow=True,
+        ),
+        "positive": Control(
+            {"scale": 8.0},
+            "reproduced",
+            "weight scale 8: the paper finds "
+            "tanh's complexity growing with the scale, so it sits further above "
+            "ReLU's, and above tanh with residuals and layer norm",
+            slow=True,
+        ),
+    }
 
     def arms(self, cfg: SimplicityConfig):
         act = cfg.contrast_activation
         base = {
             "task": {"name": "plane_grid", "params": {"grid": cfg.grid}},
-            "model": {"name": "random_mlp", "params": {"depth": cfg.depth, "width": cfg.width,
-                                                       "scale": cfg.scale}},
-            "optimizer": {"name": "sgd", "lr": 1e-3}, "steps": 1, "checkpoint_every": 1,
-            "eval": {"every": 1, "log_points": 0, "probes": [
-                {"name": "function_complexity", "params": {"inputs": "grid"}}]},
-        }  # fmt: skip
+            "model": {
+                "name": "random_mlp",
+                "params": {"depth": cfg.depth, "width": cfg.width, "scale": cfg.scale},
+            },
+            "optimizer": {"name": "sgd", "lr": 1e-3},
+            "steps": 1,
+            "checkpoint_every": 1,
+            "eval": {
+                "every": 1,
+                "log_points": 0,
+                "probes": [{"name": "function_complexity", "params": {"inputs": "grid"}}],
+            },
+        }
         m = "model.params"
-        archs = {"relu": {f"{m}.activation": "relu"}, act: {f"{m}.activation": act},
-                 f"{act}+res+ln": {f"{m}.activation": act, f"{m}.residual": True,
-                                   f"{m}.layer_norm": True}}  # fmt: skip
+        archs = {
+            "relu": {f"{m}.activation": "relu"},
+            act: {f"{m}.activation": act},
+            f"{act}+res+ln": {
+                f"{m}.activation": act,
+                f"{m}.residual": True,
+                f"{m}.layer_norm": True,
+            },
+        }
         n = cfg.samples
-        designs = [Design(base, axes={"arch": {k: v}}, seeds=range(i * n, (i + 1) * n))
-                   for i, (k, v) in enumerate(archs.items())]  # fmt: skip
+        designs = [
+            Design(base, axes={"arch": {k: v}}, seeds=range(i * n, (i + 1) * n))
+            for i, (k, v) in enumerate(archs.items())
+        ]
         return sum(designs[1:], designs[0]).expand()
 
     def synthetic(self, cfg: SimplicityConfig, arm: dict, case: Case) -> dict[str, float]:
@@ -133,15 +164,28 @@ class SimplicityBiasComponents(Claim):
             return lambda i: auc(f[i][arch[i] == a], f[i][arch[i] == b])
 
         relu = np.flatnonzero(arch == "relu")
-        ratio = bootstrap_interval("median ReLU / median noise", lambda i: np.median(f[relu][
-            i]) / noise, len(relu), above=False, null=1.0, smallest=self.MAX_RATIO)  # fmt: skip
-        ivs = [ratio] + [bootstrap_interval(f"P({a} > {b})", two(a, b), len(t), groups=arch,
-                                            null=0.5, smallest=self.MIN_AUC)
-                         for a, b in ((act, "relu"), (act, f"{act}+res+ln"))]  # fmt: skip
+        ratio = bootstrap_interval(
+            "median ReLU / median noise",
+            lambda i: np.median(f[relu][i]) / noise,
+            len(relu),
+            above=False,
+            null=1.0,
+            smallest=self.MAX_RATIO,
+        )
+        ivs = [ratio] + [
+            bootstrap_interval(
+                f"P({a} > {b})", two(a, b), len(t), groups=arch, null=0.5, smallest=self.MIN_AUC
+            )
+            for a, b in ((act, "relu"), (act, f"{act}+res+ln"))
+        ]
         med = t.groupby("arch")["fourier"].median()
-        stats = {"median_noise": noise, **{f"median_{k}": v for k, v in med.items()},
-                 "ratio_relu_noise": ratio.estimate, "auc_activation": ivs[1].estimate,
-                 "auc_components": ivs[2].estimate}  # fmt: skip
+        stats = {
+            "median_noise": noise,
+            **{f"median_{k}": v for k, v in med.items()},
+            "ratio_relu_noise": ratio.estimate,
+            "auc_activation": ivs[1].estimate,
+            "auc_components": ivs[2].estimate,
+        }
         sentence = "; ".join(iv.text() for iv in ivs) + f" (Fourier complexity, grid {cfg.grid})."
         return Decision(combine([iv.verdict() for iv in ivs]), stats, sentence, ivs)
 

@@ -62,10 +62,13 @@ class DevInterpolationConfig(Params):
     d_model: int = Field(64, ge=8)
     n_layers: int = Field(2, ge=1)
     ngrams: list[int] = Field(default_factory=lambda: [3, 5])
-    members: Literal["diverse", "seeds"] = Field("diverse", description="the transformer's "
-                                                 "partners: the LSTM and the n-grams, or its own "
-                                                 "spec trained from another seed, without n-grams "
-                                                 "(negative control)")  # fmt: skip
+    members: Literal["diverse", "seeds"] = Field(
+        "diverse",
+        description="the transformer's "
+        "partners: the LSTM and the n-grams, or its own "
+        "spec trained from another seed, without n-grams "
+        "(negative control)",
+    )
     steps: int = Field(600, ge=1)
     lr: float = Field(3e-3, gt=0)
     seeds: int = Field(5, ge=3)
@@ -86,60 +89,100 @@ class DevInterpolation(Claim):
     )
     Config = DevInterpolationConfig
     scope = "proxy"
-    scope_note = ("The paper interpolates published probabilities of large models on Penn Treebank, "
-                  "WikiText-103 and enwik8; here four small members (KN 3/5-grams, an LSTM, a tiny "
-                  "transformer) trained on 40,000 characters of a toy PCFG.")  # fmt: skip
+    scope_note = (
+        "The paper interpolates published probabilities of large models on Penn Treebank, "
+        "WikiText-103 and enwik8; here four small members (KN 3/5-grams, an LSTM, a tiny "
+        "transformer) trained on 40,000 characters of a toy PCFG."
+    )
     # 3 seeds cannot refute a gain >= 0.005 (a null's CI reaches past it) and at 300 steps the
     # transformer gets no weight (measured 0.000): a check that the code runs
     smoke_decides = False
     budgets = {"smoke": {"seeds": 3, "steps": 300}, "full": {}}
     measures = {
         "dev_loss": Final("val/main", "loss"),
-        "gain": Final(TEST, "mix_gain"), "ppl_mix": Final(TEST, "ppl_mix"),
-        "ppl_best": Final(TEST, "ppl_best"), "ppl_self": Final(TEST, "ppl_self"),
-        "w_self": Final(TEST, "w_self"), "n_used": Final(TEST, "n_used"),
-    }  # fmt: skip
+        "gain": Final(TEST, "mix_gain"),
+        "ppl_mix": Final(TEST, "ppl_mix"),
+        "ppl_best": Final(TEST, "ppl_best"),
+        "ppl_self": Final(TEST, "ppl_self"),
+        "w_self": Final(TEST, "w_self"),
+        "n_used": Final(TEST, "n_used"),
+    }
     # every network reaches a dev cross-entropy of 1 nat per character (perplexity e; a unigram
     # model of this text is near 2.9 nats, the uniform one ln 27)
     fit = Fit("dev_loss", 1.0, below=True)
-    floor = NotApplicable("floor", "the fit guard already requires every network's dev loss far "
-                          "below chance (ln |V|)")  # fmt: skip
+    floor = NotApplicable(
+        "floor", "the fit guard already requires every network's dev loss far below chance (ln |V|)"
+    )
     figure = ArmBars("gain", by="arm")
     controls = {
-        "negative": Control({"members": "seeds"}, "not reproduced", "the transformer is "
-                            "interpolated with its own spec trained from another seed (same "
-                            "architecture, data and steps; another init and batch order) and no "
-                            "n-gram model: by the paper a model adds to the ensemble by learning "
-                            "patterns the others do not, and a retrained copy of the same model "
-                            "learns the same ones. Not yet measured at its budget; a pilot at the "
-                            "smoke configuration (300 steps, 3 seeds, 91 s of CPU) gained 0.018 "
-                            "[0.016, 0.020] (the copy's weight 0.36-0.62): seed copies of an "
-                            "undertrained transformer do complement each other there",
-                            budget="full", heavy=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"members": "seeds"},
+            "not reproduced",
+            "the transformer is "
+            "interpolated with its own spec trained from another seed (same "
+            "architecture, data and steps; another init and batch order) and no "
+            "n-gram model: by the paper a model adds to the ensemble by learning "
+            "patterns the others do not, and a retrained copy of the same model "
+            "learns the same ones. Not yet measured at its budget; a pilot at the "
+            "smoke configuration (300 steps, 3 seeds, 91 s of CPU) gained 0.018 "
+            "[0.016, 0.020] (the copy's weight 0.36-0.62): seed copies of an "
+            "undertrained transformer do complement each other there",
+            budget="full",
+            heavy=True,
+        ),
+    }
     MIN_GAIN = 0.005  # fixed before running the claim (after a one-seed pilot, see docstring)
 
     def arms(self, cfg: DevInterpolationConfig):
-        task = {"seq_len": cfg.seq_len, "train_chars": cfg.train_chars,
-                "eval_chars": cfg.eval_chars}  # fmt: skip
+        task = {
+            "seq_len": cfg.seq_len,
+            "train_chars": cfg.train_chars,
+            "eval_chars": cfg.eval_chars,
+        }
         lstm = {"name": "lstm", "params": {"hidden": cfg.lstm_hidden}}
         tr = {"name": "transformer", "params": {"d_model": cfg.d_model, "n_layers": cfg.n_layers}}
         base = ["loss"]
         rows = []
         for s in range(cfg.seeds):
             if cfg.members == "diverse":
-                partner = run("pcfg_lm", task, lstm, cfg.steps, cfg.lr, 32, base, seed=s,
-                              data_seed=s)  # fmt: skip
+                partner = run(
+                    "pcfg_lm", task, lstm, cfg.steps, cfg.lr, 32, base, seed=s, data_seed=s
+                )
                 ngrams = cfg.ngrams
             else:  # the transformer's own spec from another init and batch order, same data
-                partner = run("pcfg_lm", task, tr, cfg.steps, cfg.lr, 32, base,
-                              seed=s + SEED_STEP, data_seed=s)  # fmt: skip
+                partner = run(
+                    "pcfg_lm",
+                    task,
+                    tr,
+                    cfg.steps,
+                    cfg.lr,
+                    32,
+                    base,
+                    seed=s + SEED_STEP,
+                    data_seed=s,
+                )
                 ngrams = []
-            probe = {"name": "lm_ensemble", "params": {"runs": [parse_spec(partner).run_id],
-                                                       "ngrams": ngrams}}  # fmt: skip
+            probe = {
+                "name": "lm_ensemble",
+                "params": {"runs": [parse_spec(partner).run_id], "ngrams": ngrams},
+            }
             rows.append(({"arm": "partner"}, partner))
-            rows.append(({"arm": "ensemble"}, run("pcfg_lm", task, tr, cfg.steps, cfg.lr, 32,
-                         [*base, probe], seed=s, data_seed=s)))  # fmt: skip
+            rows.append(
+                (
+                    {"arm": "ensemble"},
+                    run(
+                        "pcfg_lm",
+                        task,
+                        tr,
+                        cfg.steps,
+                        cfg.lr,
+                        32,
+                        [*base, probe],
+                        seed=s,
+                        data_seed=s,
+                    ),
+                )
+            )
         return arms(rows)
 
     def synthetic(self, cfg: DevInterpolationConfig, arm: dict, case: Case) -> dict[str, float]:
@@ -147,18 +190,35 @@ class DevInterpolation(Claim):
         gain; unfit: the partner's dev loss 1.5 nats (above the fit level, 1)."""
         nan = float("nan")
         if arm["arm"] == "partner":
-            return {"dev_loss": 1.5 if case == "unfit" else 0.5, "gain": nan, "ppl_mix": nan,
-                    "ppl_best": nan, "ppl_self": nan, "w_self": nan, "n_used": nan}  # fmt: skip
+            return {
+                "dev_loss": 1.5 if case == "unfit" else 0.5,
+                "gain": nan,
+                "ppl_mix": nan,
+                "ppl_best": nan,
+                "ppl_self": nan,
+                "w_self": nan,
+                "n_used": nan,
+            }
         g = 0.0 if case == "null" else 0.01
-        return {"dev_loss": 0.55, "gain": g, "ppl_best": 1.66, "ppl_mix": 1.66 * (1 - g),
-                "ppl_self": 1.75, "w_self": 0.05, "n_used": 3.0}  # fmt: skip
+        return {
+            "dev_loss": 0.55,
+            "gain": g,
+            "ppl_best": 1.66,
+            "ppl_mix": 1.66 * (1 - g),
+            "ppl_self": 1.75,
+            "w_self": 0.05,
+            "n_used": 3.0,
+        }
 
     def decide(self, cfg: DevInterpolationConfig, table: pd.DataFrame) -> Decision:
         gain = by_seed(table, "ensemble", "gain")
-        iv = Interval.of("1 - ppl_mix / ppl_best (test)", gain.tolist(), null=0,
-                         smallest=self.MIN_GAIN)  # fmt: skip
-        stat = {k: by_seed(table, "ensemble", k).mean()
-                for k in ("ppl_mix", "ppl_best", "ppl_self", "w_self", "n_used")}  # fmt: skip
+        iv = Interval.of(
+            "1 - ppl_mix / ppl_best (test)", gain.tolist(), null=0, smallest=self.MIN_GAIN
+        )
+        stat = {
+            k: by_seed(table, "ensemble", k).mean()
+            for k in ("ppl_mix", "ppl_best", "ppl_self", "w_self", "n_used")
+        }
         stats = {"gain": gain.mean(), **stat}
         sentence = (
             f"Test perplexity: best single member (chosen on dev) {stat['ppl_best']:.4f}, "

@@ -64,14 +64,20 @@ TEST = "test/heldout"
 class MultiTeacherConfig(Params):
     """Teachers, student, distillation options, steps and seeds."""
 
-    channels: list[int] = Field(default_factory=lambda: [16, 32], min_length=1,
-                                description="CNN channels of every teacher")  # fmt: skip
-    student_channels: list[int] | None = Field(None, description="the student's CNN channels "
-                                               "(None: the teachers'; the claim is about equal "
-                                               "capacity)")  # fmt: skip
-    distil: list[str] = Field(default_factory=lambda: list(VIEWS), min_length=1,
-                              description="the teachers the student distils (negative control: "
-                              "a subset)")  # fmt: skip
+    channels: list[int] = Field(
+        default_factory=lambda: [16, 32], min_length=1, description="CNN channels of every teacher"
+    )
+    student_channels: list[int] | None = Field(
+        None,
+        description="the student's CNN channels "
+        "(None: the teachers'; the claim is about equal "
+        "capacity)",
+    )
+    distil: list[str] = Field(
+        default_factory=lambda: list(VIEWS),
+        min_length=1,
+        description="the teachers the student distils (negative control: a subset)",
+    )
     ladder: bool = True
     drop: float = Field(0.5, ge=0, lt=1)
     teacher_steps: int = Field(1000, ge=1)
@@ -92,18 +98,31 @@ def task(label: str) -> dict:
 
 
 # the linear-probe accuracies (class, parity, rotation) of a typical teacher of each task (synthetic)
-TEACHERS = {"class": (0.92, 0.85, 0.60), "parity": (0.65, 0.93, 0.70),
-            "rotation": (0.46, 0.65, 0.91)}  # fmt: skip
-PROBES = ["accuracy", {"name": "task_probes", "params": {"tasks": {
-    v: {"name": "digits_views", "params": task(v)} for v in VIEWS}}}]  # fmt: skip
+TEACHERS = {
+    "class": (0.92, 0.85, 0.60),
+    "parity": (0.65, 0.93, 0.70),
+    "rotation": (0.46, 0.65, 0.91),
+}
+PROBES = [
+    "accuracy",
+    {
+        "name": "task_probes",
+        "params": {"tasks": {v: {"name": "digits_views", "params": task(v)} for v in VIEWS}},
+    },
+]
 
 
 class MultiTeacher(Claim):
     """The UNIC student is within a margin of the best teacher on every task (#77)."""
 
     id = "ens.multi_teacher"
-    papers = (Ref(77, "Sariyildiz, Weinzaepfel, Lucas, Larlus & Kalantidis 2024", "UNIC: "
-                  "universal classification models via multi-teacher distillation"),)  # fmt: skip
+    papers = (
+        Ref(
+            77,
+            "Sariyildiz, Weinzaepfel, Lucas, Larlus & Kalantidis 2024",
+            "UNIC: universal classification models via multi-teacher distillation",
+        ),
+    )
     statement = (
         "Paired over >= 3 seeds (digits_views: class, parity, rotation; teachers and student the "
         "same 2-block CNN): for each task, the student's linear-probe accuracy minus the best "
@@ -112,28 +131,38 @@ class MultiTeacher(Claim):
     )
     Config = MultiTeacherConfig
     scope = "proxy"
-    scope_note = ("The paper distils foundation models (DINO, DeiT-III, iBOT, dBOT) into a ViT on "
-                  "ImageNet-1K; here three 2-block CNN teachers trained on 1,000 8x8 digits "
-                  "(class, parity, rotation) are distilled into the same CNN on those images.")  # fmt: skip
+    scope_note = (
+        "The paper distils foundation models (DINO, DeiT-III, iBOT, dBOT) into a ViT on "
+        "ImageNet-1K; here three 2-block CNN teachers trained on 1,000 8x8 digits "
+        "(class, parity, rotation) are distilled into the same CNN on those images."
+    )
     budgets = {"smoke": {"seeds": 3, "student_steps": 1000}, "full": {"seeds": 10}}
-    measures = {"train": Final("train/main"),
-                **{v: Final(TEST, f"probe_{v}") for v in VIEWS}}  # fmt: skip
+    measures = {"train": Final("train/main"), **{v: Final(TEST, f"probe_{v}") for v in VIEWS}}
     # every arm: each teacher on its own task, and the student, whose ``train`` is the training
     # accuracy of the linear class head it trains on its detached features (unic)
     fit = Fit("train", 0.9)
     floor = Floor("class", 0.2)  # 10 classes: chance 0.1
     figure = ArmBars("rotation", by="arm")
     controls = {
-        "negative": Control({"distil": ["class"]}, "not reproduced", "the student distils the "
-                            "class teacher alone: by the paper's account a student keeps a "
-                            "teacher's skill by distilling it, so the skills of the teachers left "
-                            "out (rotation, which class features discard) are lost", heavy=True),
-        "positive": Control({"student_channels": [64, 128], "seeds": 10}, "reproduced",
-                            "a student four times as wide (64/128 channels) distils the same three "
-                            "teachers: with capacity no longer binding, distillation keeps every "
-                            "teacher's skill, so the pipeline (probes, pairing, margin) can say "
-                            "reproduced", heavy=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"distil": ["class"]},
+            "not reproduced",
+            "the student distils the "
+            "class teacher alone: by the paper's account a student keeps a "
+            "teacher's skill by distilling it, so the skills of the teachers left "
+            "out (rotation, which class features discard) are lost",
+            heavy=True,
+        ),
+        "positive": Control(
+            {"student_channels": [64, 128], "seeds": 10},
+            "reproduced",
+            "a student four times as wide (64/128 channels) distils the same three "
+            "teachers: with capacity no longer binding, distillation keeps every "
+            "teacher's skill, so the pipeline (probes, pairing, margin) can say "
+            "reproduced",
+            heavy=True,
+        ),
+    }
     MARGIN = 0.02  # fixed before running
 
     def arms(self, cfg: MultiTeacherConfig):
@@ -141,14 +170,42 @@ class MultiTeacher(Claim):
         student = {"name": "cnn", "params": {"channels": cfg.student_channels or cfg.channels}}
         rows = []
         for s in range(cfg.seeds):
-            teachers = {v: run("digits_views", task(v), cnn, cfg.teacher_steps, cfg.lr,
-                               probes=PROBES, seed=s, data_seed=s) for v in VIEWS}  # fmt: skip
+            teachers = {
+                v: run(
+                    "digits_views",
+                    task(v),
+                    cnn,
+                    cfg.teacher_steps,
+                    cfg.lr,
+                    probes=PROBES,
+                    seed=s,
+                    data_seed=s,
+                )
+                for v in VIEWS
+            }
             rows += [({"arm": f"teacher_{v}"}, d) for v, d in teachers.items()]
-            params = {"teachers": [parse_spec(teachers[v]).run_id for v in cfg.distil],
-                      "ladder": cfg.ladder, "drop": cfg.drop}  # fmt: skip
-            rows.append(({"arm": "student"}, run("digits_views", task("class"), student,
-                         cfg.student_steps, cfg.lr, probes=PROBES, method="unic",
-                         method_params=params, seed=s, data_seed=s)))  # fmt: skip
+            params = {
+                "teachers": [parse_spec(teachers[v]).run_id for v in cfg.distil],
+                "ladder": cfg.ladder,
+                "drop": cfg.drop,
+            }
+            rows.append(
+                (
+                    {"arm": "student"},
+                    run(
+                        "digits_views",
+                        task("class"),
+                        student,
+                        cfg.student_steps,
+                        cfg.lr,
+                        probes=PROBES,
+                        method="unic",
+                        method_params=params,
+                        seed=s,
+                        data_seed=s,
+                    ),
+                )
+            )
         return arms(rows)
 
     def synthetic(self, cfg: MultiTeacherConfig, arm: dict, case: Case) -> dict[str, float]:
@@ -167,16 +224,25 @@ class MultiTeacher(Claim):
             best = teach.max(axis=1, skipna=False)
             student = by_seed(table, "student", v)
             gap = student - best
-            ivs.append(Interval.of(f"student - best teacher ({v})", gap.tolist(),
-                                   null=-self.MARGIN, smallest=-self.MARGIN))  # fmt: skip
-            stats |= {f"best_teacher_{v}": best.mean(), f"student_{v}": student.mean(),
-                      f"gap_{v}": gap.mean()}  # fmt: skip
+            ivs.append(
+                Interval.of(
+                    f"student - best teacher ({v})",
+                    gap.tolist(),
+                    null=-self.MARGIN,
+                    smallest=-self.MARGIN,
+                )
+            )
+            stats |= {
+                f"best_teacher_{v}": best.mean(),
+                f"student_{v}": student.mean(),
+                f"gap_{v}": gap.mean(),
+            }
         sentence = (
             "Linear-probe accuracy, student vs best teacher: "
             + ", ".join(
                 f"{v} {stats[f'student_{v}']:.3f} vs {stats[f'best_teacher_{v}']:.3f}"
                 for v in VIEWS
-            )  # fmt: skip
+            )
             + f" (student distils {', '.join(cfg.distil)}; {cfg.seeds} seeds): "
             + "; ".join(iv.text() for iv in ivs)
             + "."

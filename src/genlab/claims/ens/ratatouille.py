@@ -80,14 +80,23 @@ class RatatouilleConfig(Params):
     """Foundation, auxiliary tasks, target domains, steps, learning rates and seeds."""
 
     channels: list[int] = Field(default_factory=lambda: [16, 32], min_length=1)
-    aux: list[str] = Field(default_factory=lambda: list(AUX), min_length=2,
-                           description="auxiliary labellings of digits_views, one fine-tuning "
-                           "each (negative control: one task repeated)")  # fmt: skip
-    lrs: list[float] = Field(default_factory=lambda: [1e-3, 2e-3, 3e-3], min_length=2,
-                             description="target learning rates: one soup member each; the "
-                             "i-th ratatouille member uses the (i mod n)-th")  # fmt: skip
-    test_envs: list[int] = Field(default_factory=lambda: [4, 5], min_length=1,
-                                 description="held-out rotated_digits domains (60, 75 deg)")  # fmt: skip
+    aux: list[str] = Field(
+        default_factory=lambda: list(AUX),
+        min_length=2,
+        description="auxiliary labellings of digits_views, one fine-tuning "
+        "each (negative control: one task repeated)",
+    )
+    lrs: list[float] = Field(
+        default_factory=lambda: [1e-3, 2e-3, 3e-3],
+        min_length=2,
+        description="target learning rates: one soup member each; the "
+        "i-th ratatouille member uses the (i mod n)-th",
+    )
+    test_envs: list[int] = Field(
+        default_factory=lambda: [4, 5],
+        min_length=1,
+        description="held-out rotated_digits domains (60, 75 deg)",
+    )
     pre_steps: int = Field(600, ge=1)
     probe_steps: int = Field(200, ge=1)
     aux_steps: int = Field(300, ge=1)
@@ -107,18 +116,27 @@ class RatatouilleConfig(Params):
 
 def _template(steps: int, lr: float, seed: int, batch: int = 64) -> dict:
     return {
-        "steps": steps, "batch_size": batch, "seed": seed, "data_seed": seed,
+        "steps": steps,
+        "batch_size": batch,
+        "seed": seed,
+        "data_seed": seed,
         "optimizer": {"name": "adamw", "lr": lr, "weight_decay": 0.0},
-        "checkpoint_every": max(steps, 1), "eval": {"every": max(steps, 1), "log_points": 0},
-    }  # fmt: skip
+        "checkpoint_every": max(steps, 1),
+        "eval": {"every": max(steps, 1), "log_points": 0},
+    }
 
 
 class Ratatouille(Claim):
     """The ratatouille beats the soup, which is not worse than ERM, on held-out domains (#102)."""
 
     id = "ens.ratatouille"
-    papers = (Ref(102, "Rame, Ahuja, Zhang, Cord, Bottou & Lopez-Paz 2023", "Model ratatouille: "
-                  "recycling diverse models for out-of-distribution generalization"),)  # fmt: skip
+    papers = (
+        Ref(
+            102,
+            "Rame, Ahuja, Zhang, Cord, Bottou & Lopez-Paz 2023",
+            "Model ratatouille: recycling diverse models for out-of-distribution generalization",
+        ),
+    )
     statement = (
         "Paired over >= 3 seeds on rotated_digits (training domains 0-45 degrees, held-out 60 "
         "and 75): the uniform weight average of target fine-tunings started from fine-tunings on "
@@ -130,44 +148,64 @@ class Ratatouille(Claim):
     )
     Config = RatatouilleConfig
     scope = "proxy"
-    scope_note = ("The paper recycles ImageNet ResNet-50 fine-tunings on other DomainBed datasets "
-                  "(about 20 members); here a small CNN pre-trained on upright 8x8 digits, three "
-                  "auxiliary relabellings of those digits, three members per group, on "
-                  "RotatedMNIST built from 8x8 digits.")  # fmt: skip
+    scope_note = (
+        "The paper recycles ImageNet ResNet-50 fine-tunings on other DomainBed datasets "
+        "(about 20 members); here a small CNN pre-trained on upright 8x8 digits, three "
+        "auxiliary relabellings of those digits, three members per group, on "
+        "RotatedMNIST built from 8x8 digits."
+    )
     # 3 seeds cannot refute "ratatouille - soup >= 0.005" (a null's CI reaches past it) and 150
     # auxiliary steps leave the fine-tunings unfit (measured train 0.863-0.880): a check that the
     # code runs
     smoke_decides = False
-    budgets = {"smoke": {"seeds": 3, "pre_steps": 300, "aux_steps": 150, "ft_steps": 150,
-                         "probe_steps": 100}, "full": {}}  # fmt: skip
+    budgets = {
+        "smoke": {
+            "seeds": 3,
+            "pre_steps": 300,
+            "aux_steps": 150,
+            "ft_steps": 150,
+            "probe_steps": 100,
+        },
+        "full": {},
+    }
     measures = {
         "train": Final("train/*"),
-        "val": Final("val/*"), "test": Final("test/*"),
+        "val": Final("val/*"),
+        "test": Final("test/*"),
         "worst": Derived(worst_test, "the lowest held-out-domain accuracy at the end"),
-    }  # fmt: skip
+    }
     fit = Fit("train", 0.9, where={"arm": TRAINED})
     floor = Floor("test", 0.2)  # 10 classes: chance 0.1
     figure = ArmBars("test", by="arm")
     controls = {
-        "negative": Control({"aux_lr": 0.03}, "not reproduced", "the auxiliary fine-tunings "
-                            "run at 10x the learning rate, so they leave the foundation's basin "
-                            "and the ratatouille members, each fitting the target, are no longer "
-                            "linearly connected: weight averaging, the paper's mechanism, fails",
-                            budget="full", heavy=True),
-        "negative_one_task": Control({"aux": ["parity", "parity", "parity"]}, "not reproduced",
-                                     "every ratatouille member starts from the same auxiliary "
-                                     "fine-tuning (one task): no diversity across the averaged "
-                                     "members' initialisations, the paper's source of gain over "
-                                     "the soup", heavy=True,
-                                     open="measured inconclusive, not 'not reproduced': at smoke "
-                                     "(3 seeds) the parity fine-tuning does not fit in 150 steps "
-                                     "(train 0.880) and ratatouille - soup is 0.004 [-0.071, "
-                                     "0.080]; at full (5 seeds, 62 s with the claim's runs "
-                                     "reused) ratatouille - soup is 0.008 [-0.008, 0.024]: one "
-                                     "auxiliary task repeated does as well as three diverse ones "
-                                     "(claim: -0.022 [-0.090, 0.046]), so this design does not "
-                                     "isolate the diversity the paper credits"),
-    }  # fmt: skip
+        "negative": Control(
+            {"aux_lr": 0.03},
+            "not reproduced",
+            "the auxiliary fine-tunings "
+            "run at 10x the learning rate, so they leave the foundation's basin "
+            "and the ratatouille members, each fitting the target, are no longer "
+            "linearly connected: weight averaging, the paper's mechanism, fails",
+            budget="full",
+            heavy=True,
+        ),
+        "negative_one_task": Control(
+            {"aux": ["parity", "parity", "parity"]},
+            "not reproduced",
+            "every ratatouille member starts from the same auxiliary "
+            "fine-tuning (one task): no diversity across the averaged "
+            "members' initialisations, the paper's source of gain over "
+            "the soup",
+            heavy=True,
+            open="measured inconclusive, not 'not reproduced': at smoke "
+            "(3 seeds) the parity fine-tuning does not fit in 150 steps "
+            "(train 0.880) and ratatouille - soup is 0.004 [-0.071, "
+            "0.080]; at full (5 seeds, 62 s with the claim's runs "
+            "reused) ratatouille - soup is 0.008 [-0.008, 0.024]: one "
+            "auxiliary task repeated does as well as three diverse ones "
+            "(claim: -0.022 [-0.090, 0.046]), so this design does not "
+            "isolate the diversity the paper credits",
+        ),
+    }
     MIN_GAIN = 0.005  # fixed before running
 
     def plan(self, cfg: RatatouilleConfig, s: int):
@@ -175,12 +213,19 @@ class Ratatouille(Claim):
         upright = {"name": "digits_views", "params": {"label": "class", "angles": [0.0]}}
         target = {"name": "rotated_digits", "params": {"test_envs": cfg.test_envs}}
         pre = {**_template(cfg.pre_steps, cfg.lr, s), "task": upright, "model": cnn}
-        aux_tasks = [{"name": "digits_views", "params": {"label": a, "angles": ANGLES}}
-                     for a in cfg.aux]  # fmt: skip
+        aux_tasks = [
+            {"name": "digits_views", "params": {"label": a, "angles": ANGLES}} for a in cfg.aux
+        ]
         tgt = {**_template(cfg.ft_steps, cfg.lrs[0], s, 32), "task": target}
         probe = {**_template(cfg.probe_steps, cfg.probe_lr, s, 32), "task": target}
-        return ratatouille_plan(pre, aux_tasks, _template(cfg.aux_steps, cfg.aux_lr or cfg.lr, s), tgt,
-                                [{"optimizer": {"lr": lr}} for lr in cfg.lrs], probe)  # fmt: skip
+        return ratatouille_plan(
+            pre,
+            aux_tasks,
+            _template(cfg.aux_steps, cfg.aux_lr or cfg.lr, s),
+            tgt,
+            [{"optimizer": {"lr": lr}} for lr in cfg.lrs],
+            probe,
+        )
 
     def arms(self, cfg: RatatouilleConfig) -> list[Arm]:
         out: list[Arm] = []
@@ -199,8 +244,13 @@ class Ratatouille(Claim):
                     out.append(Arm({"arm": role[spec.run_id], "seed": s, "data_seed": s}, spec))
             for name, ids in groups.items():
                 target = last[0].task.model_dump(mode="json")
-                spec = parse_spec({**_template(0, cfg.lrs[0], s, 32), "task": target,
-                                   "model": {"name": "soup", "params": {"runs": ids}}})  # fmt: skip
+                spec = parse_spec(
+                    {
+                        **_template(0, cfg.lrs[0], s, 32),
+                        "task": target,
+                        "model": {"name": "soup", "params": {"runs": ids}},
+                    }
+                )
                 out.append(Arm({"arm": name, "seed": s, "data_seed": s}, spec))
         return out
 
@@ -223,8 +273,9 @@ class Ratatouille(Claim):
         members = table[table["arm"] == "soup_member"]
         valid = members[members["val"].notna()]
         erm_rows = valid.loc[valid.groupby("seed")["val"].idxmax()]  # ERM: chosen on validation
-        erm = pd.Series(erm_rows["test"].to_numpy(dtype=float),
-                        index=erm_rows["seed"].to_numpy()).reindex(soup.index)  # fmt: skip
+        erm = pd.Series(
+            erm_rows["test"].to_numpy(dtype=float), index=erm_rows["seed"].to_numpy()
+        ).reindex(soup.index)
         rat_soup, soup_erm = rat - soup, soup - erm
         ivs = [
             Interval.of("ratatouille - soup", rat_soup.tolist(), null=0, smallest=self.MIN_GAIN),
@@ -232,10 +283,17 @@ class Ratatouille(Claim):
         ]
         mean = {a: by_seed(table, a, "test").mean() for a in ("soup_member", "rat_member", "aux")}
         worst = {a: by_seed(table, a, "worst").mean() for a in ("ratatouille", "soup")}
-        stats = {"ratatouille": rat.mean(), "soup": soup.mean(), "erm": erm.mean(),
-                 "rat_minus_soup": rat_soup.mean(), "soup_minus_erm": soup_erm.mean(),
-                 "soup_member": mean["soup_member"], "rat_member": mean["rat_member"],
-                 "worst_ratatouille": worst["ratatouille"], "worst_soup": worst["soup"]}  # fmt: skip
+        stats = {
+            "ratatouille": rat.mean(),
+            "soup": soup.mean(),
+            "erm": erm.mean(),
+            "rat_minus_soup": rat_soup.mean(),
+            "soup_minus_erm": soup_erm.mean(),
+            "soup_member": mean["soup_member"],
+            "rat_member": mean["rat_member"],
+            "worst_ratatouille": worst["ratatouille"],
+            "worst_soup": worst["soup"],
+        }
         sentence = (
             f"Held-out-domain accuracy (mean of {len(cfg.test_envs)} domains; worst in "
             f"brackets) on rotated_digits: ratatouille {stats['ratatouille']:.3f} "
@@ -250,8 +308,11 @@ class Ratatouille(Claim):
         verdict = combine(verdicts)
         # refuted by soup - ERM alone: that part reads the foundation, its probe, the soup members
         # and the soup, so an unfit auxiliary fine-tuning does not make it inconclusive
-        reads = ([{"arm": ["pretrain", "probe", "soup_member", "soup"]}]
-                 if verdict == "not reproduced" and verdicts[0] != "not reproduced" else None)  # fmt: skip
+        reads = (
+            [{"arm": ["pretrain", "probe", "soup_member", "soup"]}]
+            if verdict == "not reproduced" and verdicts[0] != "not reproduced"
+            else None
+        )
         return Decision(verdict, stats, sentence, ivs, reads)
 
 

@@ -57,9 +57,14 @@ from genlab.spec import parse_spec
 
 OOD, LAM = "test/ood", 0.5
 MLP = {"name": "mlp", "params": {"width": 256, "depth": 1}}
-TASKS = {"multicolor_digits": ("n_patches", {"train_size": 1000}, MLP),
-         "gaussian_spurious": ("n_spurious", {"n_train": 2000, "n_test": 2000},
-                               {"name": "mlp", "params": {"width": 128, "depth": 1}})}  # fmt: skip
+TASKS = {
+    "multicolor_digits": ("n_patches", {"train_size": 1000}, MLP),
+    "gaussian_spurious": (
+        "n_spurious",
+        {"n_train": 2000, "n_test": 2000},
+        {"name": "mlp", "params": {"width": 128, "depth": 1}},
+    ),
+}
 FLOORS = {"multicolor_digits": 0.2, "gaussian_spurious": 0.4}  # twice chance (10 and 5 classes)
 
 
@@ -82,8 +87,13 @@ class WiseFTFFT(Claim):
     """WiSE-FT's midpoint beats both ends OOD, with many FalseFalseTrue examples; BANG >= it."""
 
     id = "ens.wise_ft_fft"
-    papers = (Ref(16, "Lin, Tan, Hao, Wong, Dong, Zhang, Yang & Zhang 2024", "Spurious feature "
-                  "diversification improves out-of-distribution generalization"),)  # fmt: skip
+    papers = (
+        Ref(
+            16,
+            "Lin, Tan, Hao, Wong, Dong, Zhang, Yang & Zhang 2024",
+            "Spurious feature diversification improves out-of-distribution generalization",
+        ),
+    )
     statement = (
         "Over >= 3 seeds, at lambda = 0.5 the interpolation of A and B has a higher OOD accuracy "
         "than the better end (paired CI above 0, mean >= 0.01); the share of OOD examples both "
@@ -92,24 +102,33 @@ class WiseFTFFT(Claim):
     )
     Config = WiseConfig
     scope = "proxy"
-    scope_note = ("The paper interpolates CLIP with its ImageNet fine-tuning and ensembles models "
-                  "on MultiColorMNIST; here a one-hidden-layer MLP on 12x12 digits with 8 colour "
-                  "patches, A trained on patches 0-3 and B fine-tuned from it on patches 4-7.")  # fmt: skip
+    scope_note = (
+        "The paper interpolates CLIP with its ImageNet fine-tuning and ensembles models "
+        "on MultiColorMNIST; here a one-hidden-layer MLP on 12x12 digits with 8 colour "
+        "patches, A trained on patches 0-3 and B fine-tuned from it on patches 4-7."
+    )
     budgets = {"smoke": {"pre_steps": 300, "ft_steps": 150, "seeds": 3}, "full": {}}
     measures = {
-        "train": Final("train/main"), "ood": Final(OOD),
-        "ood_pre": Final(OOD, "wise_acc@0"), "ood_ft": Final(OOD, "wise_acc@1"),
-        "ood_mid": Final(OOD, f"wise_acc@{LAM:g}"), "fft": Final(OOD, f"fft@{LAM:g}"),
-    }  # fmt: skip
+        "train": Final("train/main"),
+        "ood": Final(OOD),
+        "ood_pre": Final(OOD, "wise_acc@0"),
+        "ood_ft": Final(OOD, "wise_acc@1"),
+        "ood_mid": Final(OOD, f"wise_acc@{LAM:g}"),
+        "fft": Final(OOD, f"fft@{LAM:g}"),
+    }
     fit = Fit("train", 0.9)
     floor = Floor("ood", FLOORS["multicolor_digits"])  # the default task (the rest: guards)
     figure = ArmBars("ood_mid", by="arm")
     controls = {
-        "negative": Control({"ft_features": [0, 1, 2, 3]}, "not reproduced", "B fine-tuned on "
-                            "the same spurious features as A: no diversity to average, so no "
-                            "FalseFalseTrue examples and no midpoint gain (the paper's mechanism)",
-                            slow=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"ft_features": [0, 1, 2, 3]},
+            "not reproduced",
+            "B fine-tuned on "
+            "the same spurious features as A: no diversity to average, so no "
+            "FalseFalseTrue examples and no midpoint gain (the paper's mechanism)",
+            slow=True,
+        ),
+    }
 
     def guards(self, cfg: WiseConfig):
         """The floor is twice chance: 0.2 for the 10 digit classes, 0.4 for the Gaussian model's 5
@@ -123,13 +142,26 @@ class WiseFTFFT(Claim):
         def task(feats: list[int]) -> dict:
             return {size_key: cfg.n_features, "p_train": cfg.p_train, "correlated": feats, **sizes}
 
-        pre = [run(cfg.task, task(cfg.pre_features), model, cfg.pre_steps, cfg.lr, seed=s,
-                   data_seed=s) for s in range(cfg.seeds)]  # fmt: skip
+        pre = [
+            run(cfg.task, task(cfg.pre_features), model, cfg.pre_steps, cfg.lr, seed=s, data_seed=s)
+            for s in range(cfg.seeds)
+        ]
         probes = ["accuracy", {"name": "wise", "params": {"lambdas": [LAM]}}]
-        fts = {f"{m}:{s}": run(cfg.task, task(cfg.ft_features),
-                               from_run(parse_spec(pre[s]).run_id), cfg.ft_steps, cfg.ft_lr,
-                               probes=probes, method=m, seed=s, data_seed=s)
-               for m in ("erm", "bang") for s in range(cfg.seeds)}  # fmt: skip
+        fts = {
+            f"{m}:{s}": run(
+                cfg.task,
+                task(cfg.ft_features),
+                from_run(parse_spec(pre[s]).run_id),
+                cfg.ft_steps,
+                cfg.ft_lr,
+                probes=probes,
+                method=m,
+                seed=s,
+                data_seed=s,
+            )
+            for m in ("erm", "bang")
+            for s in range(cfg.seeds)
+        }
         rows = [({"arm": "A"}, p) for p in pre]
         rows += [({"arm": "B" if k.startswith("erm") else "B_bang"}, v) for k, v in fts.items()]
         return arms(rows)
@@ -139,12 +171,24 @@ class WiseFTFFT(Claim):
         0.055; null: both midpoints at the better end, no FalseFalseTrue; unfit: B trains to 0.5."""
         nan = float("nan")
         if arm["arm"] == "A":
-            return {"train": 0.95, "ood": 0.60, "ood_pre": nan, "ood_ft": nan, "ood_mid": nan,
-                    "fft": nan}  # fmt: skip
+            return {
+                "train": 0.95,
+                "ood": 0.60,
+                "ood_pre": nan,
+                "ood_ft": nan,
+                "ood_mid": nan,
+                "fft": nan,
+            }
         null = case == "null"
         mid = 0.70 if null else (0.775 if arm["arm"] == "B_bang" else 0.76)
-        return {"train": 0.5 if case == "unfit" else 0.95, "ood": 0.70, "ood_pre": 0.60,
-                "ood_ft": 0.70, "ood_mid": mid, "fft": 0.0 if null else 0.055}  # fmt: skip
+        return {
+            "train": 0.5 if case == "unfit" else 0.95,
+            "ood": 0.70,
+            "ood_pre": 0.60,
+            "ood_ft": 0.70,
+            "ood_mid": mid,
+            "fft": 0.0 if null else 0.055,
+        }
 
     def decide(self, cfg: WiseConfig, table: pd.DataFrame) -> Decision:
         mid, pre, ft = (by_seed(table, "B", m) for m in ("ood_mid", "ood_pre", "ood_ft"))
@@ -173,8 +217,11 @@ class WiseFTFFT(Claim):
         verdict = combine(verdicts)
         # a refutation of the midpoint or FalseFalseTrue part reads A and B alone (B's wise probe
         # holds both ends and the midpoint): an unfit BANG run does not make it inconclusive
-        reads = ([{"arm": ["A", "B"]}] if verdict == "not reproduced"
-                 and "not reproduced" in verdicts[:2] else None)  # fmt: skip
+        reads = (
+            [{"arm": ["A", "B"]}]
+            if verdict == "not reproduced" and "not reproduced" in verdicts[:2]
+            else None
+        )
         return Decision(verdict, stats, sentence, ivs, reads)
 
 

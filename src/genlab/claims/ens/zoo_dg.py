@@ -88,13 +88,19 @@ def worst(metric: str):
 class ZooConfig(Params):
     """Zoo members, target domains, steps and seeds."""
 
-    members: list[str] = Field(default_factory=lambda: [*ZOO, RANDOM], min_length=2,
-                               description=f"zoo members: {', '.join([*ZOO, RANDOM])}; NAME@K "
-                               "is NAME trained with another seed; a name given twice is the "
-                               "same model twice")  # fmt: skip
+    members: list[str] = Field(
+        default_factory=lambda: [*ZOO, RANDOM],
+        min_length=2,
+        description=f"zoo members: {', '.join([*ZOO, RANDOM])}; NAME@K "
+        "is NAME trained with another seed; a name given twice is the "
+        "same model twice",
+    )
     channels: list[int] = Field(default_factory=lambda: [16, 32], min_length=1)
-    test_envs: list[int] = Field(default_factory=lambda: [4, 5], min_length=1,
-                                 description="held-out rotated_digits domains (60, 75 deg)")  # fmt: skip
+    test_envs: list[int] = Field(
+        default_factory=lambda: [4, 5],
+        min_length=1,
+        description="held-out rotated_digits domains (60, 75 deg)",
+    )
     steps: int = Field(600, ge=1)
     lr: float = Field(3e-3, gt=0)
     seeds: int = Field(5, ge=3)
@@ -104,8 +110,10 @@ class ZooConfig(Params):
     def _members(cls, v: list[str]) -> list[str]:
         bad = sorted(m for m in v if m != RANDOM and (base(m)[0] not in ZOO or base(m)[1] < 0))
         if bad:
-            raise ValueError(f"unknown members {bad}; allowed: {', '.join([*ZOO, RANDOM])}, "
-                             "each optionally with @K (K >= 0: another seed)")  # fmt: skip
+            raise ValueError(
+                f"unknown members {bad}; allowed: {', '.join([*ZOO, RANDOM])}, "
+                "each optionally with @K (K >= 0: another seed)"
+            )
         return v
 
 
@@ -113,8 +121,13 @@ class ZooDG(Claim):
     """A source-fitted combination of a diverse zoo beats its best single member (#48)."""
 
     id = "ens.zoo_dg"
-    papers = (Ref(48, "Chen, Hu, Zhou, Li & Ma 2023", "Explore and exploit the diverse knowledge "
-                  "in model zoo for domain generalization"),)  # fmt: skip
+    papers = (
+        Ref(
+            48,
+            "Chen, Hu, Zhou, Li & Ma 2023",
+            "Explore and exploit the diverse knowledge in model zoo for domain generalization",
+        ),
+    )
     statement = (
         "Paired over >= 3 seeds on rotated_digits (source domains 0-45 degrees, held-out 60 and "
         "75): the mixture of a zoo of 8 diverse small encoders (linear probes on frozen "
@@ -125,36 +138,47 @@ class ZooDG(Claim):
     )
     Config = ZooConfig
     scope = "proxy"
-    scope_note = ("The paper exploits 35 public ImageNet-scale models on DomainBed (PACS, VLCS, "
-                  "OfficeHome, TerraIncognita, DomainNet) with its own integration algorithm; here "
-                  "8 tiny encoders trained on 8x8 digits, combined by an EM mixture of their linear "
-                  "probes on RotatedMNIST built from 8x8 digits.")  # fmt: skip
+    scope_note = (
+        "The paper exploits 35 public ImageNet-scale models on DomainBed (PACS, VLCS, "
+        "OfficeHome, TerraIncognita, DomainNet) with its own integration algorithm; here "
+        "8 tiny encoders trained on 8x8 digits, combined by an EM mixture of their linear "
+        "probes on RotatedMNIST built from 8x8 digits."
+    )
     budgets = {"smoke": {"seeds": 3, "steps": 300}, "full": {"steps": 1000}}
     measures = {
-        "train": Final("train/main"), "em": Final("test/*", "zoo_em"),
-        "best": Final("test/*", "zoo_best"), "uniform": Final("test/*", "zoo_uniform"),
-        "concat": Final("test/*", "zoo_concat"), "oracle": Final("test/*", "zoo_oracle"),
-        "gain": Final("test/*", "zoo_gain"), "worst_em": worst("zoo_em"),
-        "worst_best": worst("zoo_best"), "n_used": Final("model", "n_used"),
-    }  # fmt: skip
+        "train": Final("train/main"),
+        "em": Final("test/*", "zoo_em"),
+        "best": Final("test/*", "zoo_best"),
+        "uniform": Final("test/*", "zoo_uniform"),
+        "concat": Final("test/*", "zoo_concat"),
+        "oracle": Final("test/*", "zoo_oracle"),
+        "gain": Final("test/*", "zoo_gain"),
+        "worst_em": worst("zoo_em"),
+        "worst_best": worst("zoo_best"),
+        "n_used": Final("model", "n_used"),
+    }
     fit = Fit("train", 0.9, where={"arm": tuple(ZOO)})
     floor = Floor("best", 0.2)  # 10 classes: chance 0.1
     figure = ArmBars("gain", by="arm")
     controls = {
-        "negative": Control({"members": ["class", "class@1", "class@2"]}, "not "
-                                  "reproduced", "three seeds of one encoder (same architecture, "
-                                  "task and data): one kind of knowledge, only initialisation "
-                                  "noise; the paper credits the diversity of the zoo's knowledge "
-                                  "and inductive biases", slow=True,
-                                  open="measured reproduced at full, not 'not reproduced': three "
-                                  "seeds of the upright-class CNN (5 seeds, 101 s with the "
-                                  "claim's class members reused) gain 0.040 [0.013, 0.066] over "
-                                  "their member best on source validation (mixture 0.385 vs "
-                                  "0.345; the zoo of 8: 0.068 [0.007, 0.128]); smoke 0.016 "
-                                  "[-0.005, 0.037], inconclusive. Mixing copies of one encoder "
-                                  "already beats the member chosen on the sources, so the design "
-                                  "does not isolate the diversity of the zoo's knowledge"),
-    }  # fmt: skip
+        "negative": Control(
+            {"members": ["class", "class@1", "class@2"]},
+            "not reproduced",
+            "three seeds of one encoder (same architecture, "
+            "task and data): one kind of knowledge, only initialisation "
+            "noise; the paper credits the diversity of the zoo's knowledge "
+            "and inductive biases",
+            slow=True,
+            open="measured reproduced at full, not 'not reproduced': three "
+            "seeds of the upright-class CNN (5 seeds, 101 s with the "
+            "claim's class members reused) gain 0.040 [0.013, 0.066] over "
+            "their member best on source validation (mixture 0.385 vs "
+            "0.345; the zoo of 8: 0.068 [0.007, 0.128]); smoke 0.016 "
+            "[-0.005, 0.037], inconclusive. Mixing copies of one encoder "
+            "already beats the member chosen on the sources, so the design "
+            "does not isolate the diversity of the zoo's knowledge",
+        ),
+    }
     MIN_GAIN = 0.01  # fixed before running
 
     def arms(self, cfg: ZooConfig):
@@ -165,17 +189,40 @@ class ZooDG(Claim):
             ids = {}
             for name in dict.fromkeys(m for m in cfg.members if m != RANDOM):
                 arch, extra, label, angles = ZOO[base(name)[0]]
-                model = ({"name": "cnn", "params": {"channels": cfg.channels, **extra}}
-                         if arch == "cnn" else {"name": arch, "params": extra})  # fmt: skip
-                d = run("digits_views", {"label": label, "angles": angles}, model, cfg.steps,
-                        cfg.lr, seed=s + SEED_STEP * base(name)[1], data_seed=s)  # fmt: skip
+                model = (
+                    {"name": "cnn", "params": {"channels": cfg.channels, **extra}}
+                    if arch == "cnn"
+                    else {"name": arch, "params": extra}
+                )
+                d = run(
+                    "digits_views",
+                    {"label": label, "angles": angles},
+                    model,
+                    cfg.steps,
+                    cfg.lr,
+                    seed=s + SEED_STEP * base(name)[1],
+                    data_seed=s,
+                )
                 ids[name] = parse_spec(d).run_id
                 rows.append(({"arm": base(name)[0], "copy": base(name)[1]}, d))
-            probe = {"name": "zoo_dg", "params": {
-                "runs": [ids[m] for m in cfg.members if m != RANDOM],
-                "include_self": RANDOM in cfg.members}}  # fmt: skip
-            host = run("rotated_digits", target, cnn, 0, cfg.lr, 32, ["accuracy", probe], seed=s,
-                       data_seed=s)  # fmt: skip
+            probe = {
+                "name": "zoo_dg",
+                "params": {
+                    "runs": [ids[m] for m in cfg.members if m != RANDOM],
+                    "include_self": RANDOM in cfg.members,
+                },
+            }
+            host = run(
+                "rotated_digits",
+                target,
+                cnn,
+                0,
+                cfg.lr,
+                32,
+                ["accuracy", probe],
+                seed=s,
+                data_seed=s,
+            )
             rows.append(({"arm": "zoo", "copy": 0}, host))
         return arms(rows)
 
@@ -187,13 +234,21 @@ class ZooDG(Claim):
             unfit = case == "unfit" and arm["arm"] == base(cfg.members[0])[0]
             return out | {"train": 0.5 if unfit else 0.97}
         em = 0.50 if case == "null" else 0.55
-        return out | {"em": em, "best": 0.50, "gain": em - 0.50, "uniform": 0.5, "concat": 0.5,
-                      "oracle": 0.6, "worst_em": em - 0.2, "worst_best": 0.3, "n_used": 3.0}  # fmt: skip
+        return out | {
+            "em": em,
+            "best": 0.50,
+            "gain": em - 0.50,
+            "uniform": 0.5,
+            "concat": 0.5,
+            "oracle": 0.6,
+            "worst_em": em - 0.2,
+            "worst_best": 0.3,
+            "n_used": 3.0,
+        }
 
     def decide(self, cfg: ZooConfig, table: pd.DataFrame) -> Decision:
         gain = by_seed(table, "zoo", "gain")
-        iv = Interval.of("combination - best member", gain.tolist(), null=0,
-                         smallest=self.MIN_GAIN)  # fmt: skip
+        iv = Interval.of("combination - best member", gain.tolist(), null=0, smallest=self.MIN_GAIN)
         keys = ("em", "best", "uniform", "concat", "oracle", "worst_em", "worst_best", "n_used")
         stats = {k: by_seed(table, "zoo", k).mean() for k in keys} | {"gain": gain.mean()}
         sentence = (

@@ -43,8 +43,11 @@ def _mean_dissimilarity(m: pd.DataFrame) -> float:
     return float(s.mean()) if len(s) else math.nan
 
 
-DISSIMILARITY = Derived(_mean_dissimilarity, "mean over rounds of the mean pairwise cosine "
-                        "dissimilarity of client updates (fed:update_dissimilarity)")  # fmt: skip
+DISSIMILARITY = Derived(
+    _mean_dissimilarity,
+    "mean over rounds of the mean pairwise cosine "
+    "dissimilarity of client updates (fed:update_dissimilarity)",
+)
 
 
 def paired(

@@ -46,7 +46,7 @@ from genlab.claims.fed._common import (
     fed_base,
     interval,
     paired,
-)  # fmt: skip
+)
 from genlab.claims.guards import Fit, Floor, combine
 from genlab.claims.measures import Final
 from genlab.design import Design
@@ -57,8 +57,13 @@ class FedImproBeatsFedAvg(Claim):
     """FedImpro >= FedAvg at alpha = 0.1 with lower update dissimilarity; gap shrinks to IID."""
 
     id = "fed.fedimpro"
-    papers = (Ref(1, "Tang, Zhang, Shi, Tian, Liu, Han & Chu 2024",
-                  "FedImpro: Measuring and Improving Client Update in Federated Learning"),)  # fmt: skip
+    papers = (
+        Ref(
+            1,
+            "Tang, Zhang, Shi, Tian, Liu, Han & Chu 2024",
+            "FedImpro: Measuring and Improving Client Update in Federated Learning",
+        ),
+    )
     statement = (
         "Paired over seeds at Dirichlet alpha = 0.1: FedImpro's global test accuracy exceeds "
         "FedAvg's by >= 0.02 (95% CI above 0) and its mean update dissimilarity is lower (CI "
@@ -68,10 +73,12 @@ class FedImproBeatsFedAvg(Claim):
     )
     Config = FedConfig
     scope = "proxy"
-    scope_note = ("Tang et al. train ResNet-18 on CIFAR-10/FMNIST/SVHN with up to 100 clients "
-                  "sampled per round; genlab trains a 2x64 MLP on scikit-learn digits with 10 "
-                  "clients, diagonal Gaussian statistics without noise, and measures the "
-                  "dissimilarity of whole local updates rather than gradients")  # fmt: skip
+    scope_note = (
+        "Tang et al. train ResNet-18 on CIFAR-10/FMNIST/SVHN with up to 100 clients "
+        "sampled per round; genlab trains a 2x64 MLP on scikit-learn digits with 10 "
+        "clients, diagonal Gaussian statistics without noise, and measures the "
+        "dissimilarity of whole local updates rather than gradients"
+    )
     budgets = {"smoke": {"rounds": 20, "seeds": 3}, "full": {}}  # smoke: seconds, arms unfit
     smoke_decides = False  # 20 rounds: the FedAvg arms do not fit (client accuracy < 0.8)
     GAIN = 0.02
@@ -85,19 +92,31 @@ class FedImproBeatsFedAvg(Claim):
     floor = Floor("acc", 0.2)  # chance is 0.1
     figure = ArmBars("acc", by=("alpha", "method"))
     controls = {
-        "negative": Control({"alpha": 1000.0}, "not reproduced", "IID clients (alpha 1000): no "
-                            "client drift, so FedImpro has no gap to close (measured: gain "
-                            "0.011 [0.005, 0.017], no lower dissimilarity)", "full", heavy=True),
-        "positive": Control({"alpha": 0.05, "rounds": 100}, "reproduced", "stronger label "
-                            "skew (alpha 0.05) over 100 rounds, so that FedAvg fits its clients: "
-                            "more client drift for the shared feature statistics to correct, so "
-                            "by the paper's account a larger gain", "full", heavy=True,
-                            open="Dec 3 2026 (issue #31, full, 100 rounds, fresh store "
-                            "genlab-runs/issue31-fedimpro): inconclusive, every arm fits but "
-                            "with the rounds FedAvg needs the gain shrinks: gain 0.016 [-0.021, "
-                            "0.053], dissimilarity -0.009 [-0.019, 0.000], interaction 0.015 "
-                            "[-0.022, 0.051] (5 seeds; near-IID gain 0.002)"),
-    }  # fmt: skip
+        "negative": Control(
+            {"alpha": 1000.0},
+            "not reproduced",
+            "IID clients (alpha 1000): no "
+            "client drift, so FedImpro has no gap to close (measured: gain "
+            "0.011 [0.005, 0.017], no lower dissimilarity)",
+            "full",
+            heavy=True,
+        ),
+        "positive": Control(
+            {"alpha": 0.05, "rounds": 100},
+            "reproduced",
+            "stronger label "
+            "skew (alpha 0.05) over 100 rounds, so that FedAvg fits its clients: "
+            "more client drift for the shared feature statistics to correct, so "
+            "by the paper's account a larger gain",
+            "full",
+            heavy=True,
+            open="Dec 3 2026 (issue #31, full, 100 rounds, fresh store "
+            "genlab-runs/issue31-fedimpro): inconclusive, every arm fits but "
+            "with the rounds FedAvg needs the gain shrinks: gain 0.016 [-0.021, "
+            "0.053], dissimilarity -0.009 [-0.019, 0.000], interaction 0.015 "
+            "[-0.022, 0.051] (5 seeds; near-IID gain 0.002)",
+        ),
+    }
 
     def arms(self, cfg: FedConfig):
         methods = {"fedavg": {"method": "fedavg"}, "fedimpro": {"method": "fedimpro"}}
@@ -112,8 +131,11 @@ class FedImproBeatsFedAvg(Claim):
         skewed, ours = arm["alpha"] == cfg.alpha, arm["method"] == "fedimpro"
         gain = (0.05 if skewed else 0.005) * ours * (case != "null")
         fits = not (case == "unfit" and skewed and ours)
-        return {"acc": (0.88 if skewed else 0.93) + gain, "client_acc": 0.9 if fits else 0.5,
-                "dissim": (1.04 if skewed else 0.5) - gain}  # fmt: skip
+        return {
+            "acc": (0.88 if skewed else 0.93) + gain,
+            "client_acc": 0.9 if fits else 0.5,
+            "dissim": (1.04 if skewed else 0.5) - gain,
+        }
 
     def decide(self, cfg: FedConfig, table: pd.DataFrame) -> Decision:
         gain = paired(table, "acc", "method", "fedimpro", "fedavg", alpha=cfg.alpha)
@@ -129,12 +151,18 @@ class FedImproBeatsFedAvg(Claim):
                 smallest=self.INTERACTION,
             ),
         ]
-        stats = {"gain": ivs[0].estimate, "gain_iid": interval("", gain_iid).estimate,
-                 "dissimilarity_change": ivs[1].estimate, "shrinkage": ivs[2].estimate,
-                 "seeds": len(gain)}  # fmt: skip
-        sentence = (f"At alpha={cfg.alpha:g} FedImpro - FedAvg test accuracy: "
-                    f"{ivs[0].text()}; update dissimilarity: {ivs[1].text()}; near-IID gain "
-                    f"{stats['gain_iid']:.3f}; {ivs[2].text()}.")  # fmt: skip
+        stats = {
+            "gain": ivs[0].estimate,
+            "gain_iid": interval("", gain_iid).estimate,
+            "dissimilarity_change": ivs[1].estimate,
+            "shrinkage": ivs[2].estimate,
+            "seeds": len(gain),
+        }
+        sentence = (
+            f"At alpha={cfg.alpha:g} FedImpro - FedAvg test accuracy: "
+            f"{ivs[0].text()}; update dissimilarity: {ivs[1].text()}; near-IID gain "
+            f"{stats['gain_iid']:.3f}; {ivs[2].text()}."
+        )
         return Decision(combine([iv.verdict() for iv in ivs]), stats, sentence, ivs)
 
 

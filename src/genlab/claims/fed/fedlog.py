@@ -92,19 +92,27 @@ class FedLoGConfig(Params):
 def graph_base(cfg: FedLoGConfig) -> dict[str, Any]:
     """The federated graph run spec of ``cfg`` (FedAvg; the arms set the method and alpha)."""
     return {
-        "task": {"name": "sbm_graphs"}, "model": {"name": "gcn"}, "method": {"name": "fedavg"},
+        "task": {"name": "sbm_graphs"},
+        "model": {"name": "gcn"},
+        "method": {"name": "fedavg"},
         "optimizer": {"name": "adam", "lr": cfg.lr, "weight_decay": 5e-4, "betas": [0.9, 0.999]},
-        "steps": cfg.rounds, "eval": {"probes": []},
+        "steps": cfg.rounds,
+        "eval": {"probes": []},
         "fed": {"clients": cfg.clients, "alpha": cfg.alpha, "local_steps": cfg.local_steps},
-    }  # fmt: skip
+    }
 
 
 class FedLoGUnseenLabels(Claim):
     """FedLoG's local models beat FedAvg's on an unseen label distribution under skew, not IID."""
 
     id = "fed.fedlog"
-    papers = (Ref(78, "Kim, Lee, Oh, Lee, Yun, Lee, Kim, Yang & Park 2024",
-                  "Subgraph Federated Learning for Local Generalization (FedLoG)"),)  # fmt: skip
+    papers = (
+        Ref(
+            78,
+            "Kim, Lee, Oh, Lee, Yun, Lee, Kim, Yang & Park 2024",
+            "Subgraph Federated Learning for Local Generalization (FedLoG)",
+        ),
+    )
     statement = (
         "Paired over seeds at Dirichlet alpha = 0.1: each client's local model classifies nodes "
         "that arrive with an unseen (uniform) label distribution more accurately with a "
@@ -115,13 +123,15 @@ class FedLoGUnseenLabels(Claim):
     )
     Config = FedLoGConfig
     scope = "proxy"
-    scope_note = ("a simplified FedLoG on stand-in data: Gaussian class prototypes (clients share "
-                  "per-class count, mean and variance of A^2 X; the server samples synthetic nodes "
-                  "once from the pooled Gaussians; a GCN trains on them as isolated nodes) instead "
-                  "of the paper's condensed, learned synthetic nodes with generated neighbours, "
-                  "prototypical head/tail branches and adaptive scaling (GraphSAGE, sung-won-kim/"
-                  "FedLoG); synthetic SBM graphs with Dirichlet label skew instead of Cora, "
-                  "CiteSeer, PubMed and Amazon subgraph clients")  # fmt: skip
+    scope_note = (
+        "a simplified FedLoG on stand-in data: Gaussian class prototypes (clients share "
+        "per-class count, mean and variance of A^2 X; the server samples synthetic nodes "
+        "once from the pooled Gaussians; a GCN trains on them as isolated nodes) instead "
+        "of the paper's condensed, learned synthetic nodes with generated neighbours, "
+        "prototypical head/tail branches and adaptive scaling (GraphSAGE, sung-won-kim/"
+        "FedLoG); synthetic SBM graphs with Dirichlet label skew instead of Cora, "
+        "CiteSeer, PubMed and Amazon subgraph clients"
+    )
     budgets = {"smoke": {"rounds": 5, "seeds": 3}, "full": {}}
     GAIN = 0.05
     measures = {
@@ -133,15 +143,26 @@ class FedLoGUnseenLabels(Claim):
     floor = Floor("unseen", 0.3)  # chance is 0.2
     figure = ArmBars("unseen", by=("alpha", "method"))
     controls = {
-        "negative": Control({"alpha": 1000.0}, "not reproduced", "IID clients (alpha 1000): "
-                            "every client holds every class, so the synthetic nodes have "
-                            "nothing to fill in (measured: gain -0.000 [-0.004, 0.004])", "full",
-                            slow=True),
-        "positive": Control({"alpha": 0.05}, "reproduced", "stronger label skew (alpha 0.05): "
-                            "each client misses more classes, so by the paper's account the "
-                            "global synthetic nodes have more to fill in", "full", slow=True,
-                            heavy=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"alpha": 1000.0},
+            "not reproduced",
+            "IID clients (alpha 1000): "
+            "every client holds every class, so the synthetic nodes have "
+            "nothing to fill in (measured: gain -0.000 [-0.004, 0.004])",
+            "full",
+            slow=True,
+        ),
+        "positive": Control(
+            {"alpha": 0.05},
+            "reproduced",
+            "stronger label skew (alpha 0.05): "
+            "each client misses more classes, so by the paper's account the "
+            "global synthetic nodes have more to fill in",
+            "full",
+            slow=True,
+            heavy=True,
+        ),
+    }
 
     def arms(self, cfg: FedLoGConfig):
         methods = {"fedavg": {"method": "fedavg"}, "fedlog": {"method": "fedlog"}}
@@ -168,15 +189,23 @@ class FedLoGUnseenLabels(Claim):
             interval(f"unseen-label gain at alpha={cfg.alpha:g}", gain, smallest=self.GAIN),
             interval(f"gain shrinkage (alpha {cfg.alpha:g} - {cfg.alpha_iid:g})", shrink),
         ]
-        stats = {"gain": ivs[0].estimate, "gain_lo": ivs[0].lo, "gain_hi": ivs[0].hi,
-                 "gain_iid": interval("", gain_iid).estimate, "shrinkage": ivs[1].estimate,
-                 "own_change": interval("", own).estimate,
-                 "global_gain": interval("", glob).estimate, "seeds": len(gain)}  # fmt: skip
-        sentence = (f"At alpha={cfg.alpha:g} FedLoG - FedAvg local-model accuracy on the unseen "
-                    f"label distribution: {ivs[0].text()}; near-IID gain "
-                    f"{stats['gain_iid']:.3f}; shrinkage {ivs[1].text()}; own-distribution "
-                    f"change {stats['own_change']:+.3f}; global-model gain "
-                    f"{stats['global_gain']:+.3f}.")  # fmt: skip
+        stats = {
+            "gain": ivs[0].estimate,
+            "gain_lo": ivs[0].lo,
+            "gain_hi": ivs[0].hi,
+            "gain_iid": interval("", gain_iid).estimate,
+            "shrinkage": ivs[1].estimate,
+            "own_change": interval("", own).estimate,
+            "global_gain": interval("", glob).estimate,
+            "seeds": len(gain),
+        }
+        sentence = (
+            f"At alpha={cfg.alpha:g} FedLoG - FedAvg local-model accuracy on the unseen "
+            f"label distribution: {ivs[0].text()}; near-IID gain "
+            f"{stats['gain_iid']:.3f}; shrinkage {ivs[1].text()}; own-distribution "
+            f"change {stats['own_change']:+.3f}; global-model gain "
+            f"{stats['global_gain']:+.3f}."
+        )
         return Decision(combine([iv.verdict() for iv in ivs]), stats, sentence, ivs)
 
 

@@ -75,8 +75,13 @@ class DensityLoss(Claim):
     """Density-normalised edge loss improves zero-shot triplet recall (#94)."""
 
     id = "graphs.density_loss"
-    papers = (Ref(94, "Knyazev et al. 2020", "Graph density-aware losses for novel compositions "
-                  "in scene graph generation"),)  # fmt: skip
+    papers = (
+        Ref(
+            94,
+            "Knyazev et al. 2020",
+            "Graph density-aware losses for novel compositions in scene graph generation",
+        ),
+    )
     statement = (
         "On relation_graphs (dense graphs of frequent compositions, sparse graphs of rare ones), "
         "an edge classifier trained with the density-normalised edge loss (dnorm) recalls more "
@@ -94,39 +99,70 @@ class DensityLoss(Claim):
     budgets = {"smoke": {"steps": 40, "seeds": 2, "n_train": 200, "n_test": 100}, "full": {}}
     smoke_decides = False  # 40 steps: the classifier has not fit
     GAIN = 0.05  # fixed before running
-    measures = {"zero": Final("test/main", "zero_shot_recall"),
-                "few": Final("test/main", "few_shot_recall"),
-                "all": Final("test/main", "recall"), "val": Final("val/main", "recall")}  # fmt: skip
+    measures = {
+        "zero": Final("test/main", "zero_shot_recall"),
+        "few": Final("test/main", "few_shot_recall"),
+        "all": Final("test/main", "recall"),
+        "val": Final("val/main", "recall"),
+    }
     fit = Fit("val", 0.6)
     floor = Floor("zero", 0.05)
     extra_guards = (Ceiling("zero", 0.97),)
     figure = ArmBars("zero", by="loss")
     controls = {
-        "negative": Control({"swap": True}, "not reproduced",
-                            "the rare compositions live in the small dense graphs and the "
-                            "typical ones in the large sparse graphs: the standard loss already "
-                            "weighs the rare ones fully, and density normalisation only moves "
-                            "weight to the sparse typical graphs, so by the paper's logic it "
-                            "cannot raise zero-shot recall", budget="full", heavy=True),
-        "positive": Control({"large_nodes": 20}, "reproduced",
-                            "sparser diverse graphs (20 objects, 8 of 380 pairs annotated): the "
-                            "standard loss weighs their annotated edges 19 times less than a "
-                            "typical graph's (9 times in the claim), so the gain must show",
-                            budget="full", heavy=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"swap": True},
+            "not reproduced",
+            "the rare compositions live in the small dense graphs and the "
+            "typical ones in the large sparse graphs: the standard loss already "
+            "weighs the rare ones fully, and density normalisation only moves "
+            "weight to the sparse typical graphs, so by the paper's logic it "
+            "cannot raise zero-shot recall",
+            budget="full",
+            heavy=True,
+        ),
+        "positive": Control(
+            {"large_nodes": 20},
+            "reproduced",
+            "sparser diverse graphs (20 objects, 8 of 380 pairs annotated): the "
+            "standard loss weighs their annotated edges 19 times less than a "
+            "typical graph's (9 times in the claim), so the gain must show",
+            budget="full",
+            heavy=True,
+        ),
+    }
 
     def arms(self, cfg: DensityLossConfig):
-        task = {"name": "relation_graphs", "params": {
-            "noise": cfg.noise, "small_nodes": cfg.small_nodes, "large_nodes": cfg.large_nodes,
-            "fg_edges": cfg.fg_edges, "swap": cfg.swap, "n_train": cfg.n_train,
-            "n_val": cfg.n_test, "n_test": cfg.n_test}}  # fmt: skip
-        base = {"task": task, "model": {"name": "edge_mlp", "params": {"width": cfg.width}},
-                "optimizer": {"name": "adam", "lr": cfg.lr},
-                "steps": cfg.steps, "batch_size": cfg.batch, "checkpoint_every": cfg.steps,
-                "eval": {"every": cfg.steps, "log_points": 0,
-                         "probes": [{"name": "triplet_recall", "params": {"k": cfg.k}}]}}  # fmt: skip
-        losses = {n: {"method": {"name": "density_edge_loss", "params": {"normalize": n}}}
-                  for n in ("edges", "foreground")}  # fmt: skip
+        task = {
+            "name": "relation_graphs",
+            "params": {
+                "noise": cfg.noise,
+                "small_nodes": cfg.small_nodes,
+                "large_nodes": cfg.large_nodes,
+                "fg_edges": cfg.fg_edges,
+                "swap": cfg.swap,
+                "n_train": cfg.n_train,
+                "n_val": cfg.n_test,
+                "n_test": cfg.n_test,
+            },
+        }
+        base = {
+            "task": task,
+            "model": {"name": "edge_mlp", "params": {"width": cfg.width}},
+            "optimizer": {"name": "adam", "lr": cfg.lr},
+            "steps": cfg.steps,
+            "batch_size": cfg.batch,
+            "checkpoint_every": cfg.steps,
+            "eval": {
+                "every": cfg.steps,
+                "log_points": 0,
+                "probes": [{"name": "triplet_recall", "params": {"k": cfg.k}}],
+            },
+        }
+        losses = {
+            n: {"method": {"name": "density_edge_loss", "params": {"normalize": n}}}
+            for n in ("edges", "foreground")
+        }
         return Design(base, axes={"loss": losses}, seeds=cfg.seeds).expand()
 
     def synthetic(self, cfg: DensityLossConfig, arm: dict, case: Case) -> dict[str, float]:
@@ -140,18 +176,25 @@ class DensityLoss(Claim):
     def decide(self, cfg: DensityLossConfig, table: pd.DataFrame) -> Decision:
         wide = table.pivot_table(index="seed", columns="loss", values=list(self.measures))
         gain = (wide["zero"]["foreground"] - wide["zero"]["edges"]).dropna()
-        iv = Interval.of("dnorm - standard (zero-shot recall@k)", gain.tolist(), null=0.0,
-                         smallest=self.GAIN)  # fmt: skip
+        iv = Interval.of(
+            "dnorm - standard (zero-shot recall@k)", gain.tolist(), null=0.0, smallest=self.GAIN
+        )
         mean = table.groupby("loss")[list(self.measures)].mean()
-        stats = {f"{m}_{loss}": float(mean.loc[loss, m]) for loss in mean.index
-                 for m in mean.columns} | {"gain": float(gain.mean())}  # fmt: skip
-        sentence = (f"Recall@{cfg.k} on held-out graphs over {len(gain)} seeds, standard vs "
-                    "dnorm: " + "; ".join(
-                        f"{m} {stats.get(f'{m}_edges', float('nan')):.3f} vs "
-                        f"{stats.get(f'{m}_foreground', float('nan')):.3f}"
-                        for m in ("zero", "few", "all", "val"))
-                    + f" (swap {cfg.swap}, large graphs {cfg.large_nodes} objects); "
-                    + iv.text() + ".")  # fmt: skip
+        stats = {
+            f"{m}_{loss}": float(mean.loc[loss, m]) for loss in mean.index for m in mean.columns
+        } | {"gain": float(gain.mean())}
+        sentence = (
+            f"Recall@{cfg.k} on held-out graphs over {len(gain)} seeds, standard vs "
+            "dnorm: "
+            + "; ".join(
+                f"{m} {stats.get(f'{m}_edges', float('nan')):.3f} vs "
+                f"{stats.get(f'{m}_foreground', float('nan')):.3f}"
+                for m in ("zero", "few", "all", "val")
+            )
+            + f" (swap {cfg.swap}, large graphs {cfg.large_nodes} objects); "
+            + iv.text()
+            + "."
+        )
         return Decision(iv.verdict(), stats, sentence, [iv])
 
 

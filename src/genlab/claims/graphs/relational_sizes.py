@@ -97,8 +97,13 @@ class RelationalSizes(Claim):
     """A graph network's shortest paths hold on 4x larger graphs; a flat MLP's do not (#109)."""
 
     id = "graphs.relational_sizes"
-    papers = (Ref(109, "Battaglia et al. 2018", "Relational inductive biases, deep learning, and "
-                  "graph networks"),)  # fmt: skip
+    papers = (
+        Ref(
+            109,
+            "Battaglia et al. 2018",
+            "Relational inductive biases, deep learning, and graph networks",
+        ),
+    )
     statement = (
         "On graph_shortest_path, trained on graphs of 8-16 nodes (paired by seed): (a) the graph "
         "network's balanced node accuracy falls by less than 0.10 from held-out 8-16-node graphs "
@@ -115,49 +120,87 @@ class RelationalSizes(Claim):
         "without global attribute against an MLP on the flattened graph, 1,000 steps on 2,000 "
         "graphs of 8-16 nodes, tested on 32-64 nodes"
     )
-    budgets = {"smoke": {"steps": 30, "seeds": 2, "n_train": 100, "n_val": 50, "n_test": 50},
-               "full": {}}  # fmt: skip
+    budgets = {
+        "smoke": {"steps": 30, "seeds": 2, "n_train": 100, "n_val": 50, "n_test": 50},
+        "full": {},
+    }
     smoke_decides = False  # 30 steps learn nothing: the fit guard holds the verdict
     DROP = 0.10  # fixed before running, as is GAP
     GAP = 0.10
-    measures = {"small": Final("val/main", BAL), "large": Final("test/large", BAL),
-                "solved_small": Final("val/main"), "solved_large": Final("test/large")}  # fmt: skip
+    measures = {
+        "small": Final("val/main", BAL),
+        "large": Final("test/large", BAL),
+        "solved_small": Final("val/main"),
+        "solved_large": Final("test/large"),
+    }
     fit = Fit("small", 0.7)  # each model learned the task at its training sizes
     floor = Floor("large", 0.55)  # chance is 0.5
     figure = ArmBars("large", by="model")
     controls = {
-        "negative": Control({"test_min": 8, "test_max": 16}, "not reproduced",
-                            "no size shift: the test graphs have the training sizes, so neither "
-                            "model has anything to extrapolate and by the paper's logic the MLP "
-                            "cannot fall further than the graph network", budget="full",
-                            heavy=True, open="Measured Dec 3 2026 (full, 6 runs): inconclusive: "
-                            "the MLP did not fit (balanced accuracy 0.544 < 0.7); the drops "
-                            "themselves were as expected (GN 0.001, MLP - GN -0.000 "
-                            "[-0.037, 0.036])"),
-        "positive": Control({"test_min": 16, "test_max": 32}, "reproduced",
-                            "the demo's own test sizes, 16-32 nodes: a milder shift in which the "
-                            "graph network's paths are shorter (it must hold at least as well) "
-                            "while half of the MLP's node slots are still ones it never trained",
-                            budget="full", heavy=True, open="Measured Dec 3 2026 (full, 6 runs): "
-                            "inconclusive: the MLP did not fit (0.545 < 0.7), and the graph net "
-                            "fell by 0.191 [0.140, 0.242] on 16-32 nodes"),
-    }  # fmt: skip
+        "negative": Control(
+            {"test_min": 8, "test_max": 16},
+            "not reproduced",
+            "no size shift: the test graphs have the training sizes, so neither "
+            "model has anything to extrapolate and by the paper's logic the MLP "
+            "cannot fall further than the graph network",
+            budget="full",
+            heavy=True,
+            open="Measured Dec 3 2026 (full, 6 runs): inconclusive: "
+            "the MLP did not fit (balanced accuracy 0.544 < 0.7); the drops "
+            "themselves were as expected (GN 0.001, MLP - GN -0.000 "
+            "[-0.037, 0.036])",
+        ),
+        "positive": Control(
+            {"test_min": 16, "test_max": 32},
+            "reproduced",
+            "the demo's own test sizes, 16-32 nodes: a milder shift in which the "
+            "graph network's paths are shorter (it must hold at least as well) "
+            "while half of the MLP's node slots are still ones it never trained",
+            budget="full",
+            heavy=True,
+            open="Measured Dec 3 2026 (full, 6 runs): "
+            "inconclusive: the MLP did not fit (0.545 < 0.7), and the graph net "
+            "fell by 0.191 [0.140, 0.242] on 16-32 nodes",
+        ),
+    }
 
     def arms(self, cfg: RelationalSizesConfig):
-        task = {"name": "graph_shortest_path", "params": {
-            "train_min": cfg.train_min, "train_max": cfg.train_max, "test_min": cfg.test_min,
-            "test_max": cfg.test_max, "pad_to": cfg.pad_to, "n_train": cfg.n_train,
-            "n_val": cfg.n_val, "n_test": cfg.n_test, "metric": cfg.metric}}  # fmt: skip
-        base = {"task": task, "method": {"name": "erm"},
-                "optimizer": {"name": "adam", "lr": cfg.lr, "decay": "cosine", "grad_clip": 1.0},
-                "steps": cfg.steps, "batch_size": cfg.batch, "checkpoint_every": cfg.steps,
-                "eval": {"every": cfg.steps, "log_points": 0,
-                         "probes": [{"name": "accuracy"}, {"name": "node_accuracy"}]}}  # fmt: skip
+        task = {
+            "name": "graph_shortest_path",
+            "params": {
+                "train_min": cfg.train_min,
+                "train_max": cfg.train_max,
+                "test_min": cfg.test_min,
+                "test_max": cfg.test_max,
+                "pad_to": cfg.pad_to,
+                "n_train": cfg.n_train,
+                "n_val": cfg.n_val,
+                "n_test": cfg.n_test,
+                "metric": cfg.metric,
+            },
+        }
+        base = {
+            "task": task,
+            "method": {"name": "erm"},
+            "optimizer": {"name": "adam", "lr": cfg.lr, "decay": "cosine", "grad_clip": 1.0},
+            "steps": cfg.steps,
+            "batch_size": cfg.batch,
+            "checkpoint_every": cfg.steps,
+            "eval": {
+                "every": cfg.steps,
+                "log_points": 0,
+                "probes": [{"name": "accuracy"}, {"name": "node_accuracy"}],
+            },
+        }
         models = {
-            "gn": {"model": {"name": "graph_net", "params": {"width": cfg.gn_width,
-                                                             "steps": cfg.gn_steps}}},
+            "gn": {
+                "model": {
+                    "name": "graph_net",
+                    "params": {"width": cfg.gn_width, "steps": cfg.gn_steps},
+                }
+            },
             "mlp": {"model": {"name": "graph_mlp", "params": {"width": cfg.mlp_width}}},
-        }  # fmt: skip
+        }
         return Design(base, axes={"model": models}, seeds=cfg.seeds).expand()
 
     def synthetic(self, cfg: RelationalSizesConfig, arm: dict, case: Case) -> dict[str, float]:
@@ -167,24 +210,46 @@ class RelationalSizes(Claim):
             small, large = (0.6 if case == "unfit" else 0.95), 0.92
         else:
             small, large = 0.85, (0.83 if case == "null" else 0.55)
-        return {"small": small, "large": large, "solved_small": small - 0.2,
-                "solved_large": large - 0.3}  # fmt: skip
+        return {
+            "small": small,
+            "large": large,
+            "solved_small": small - 0.2,
+            "solved_large": large - 0.3,
+        }
 
     def decide(self, cfg: RelationalSizesConfig, table: pd.DataFrame) -> Decision:
         wide = table.pivot_table(index="seed", columns="model", values=["small", "large"])
         drop = (wide["small"] - wide["large"]).dropna()
-        ivs = [Interval.of("graph net's drop (small - large)", drop["gn"].tolist(),
-                           null=self.DROP, smallest=self.DROP, above=False),
-               Interval.of("MLP's drop - graph net's drop", (drop["mlp"] - drop["gn"]).tolist(),
-                           null=0.0, smallest=self.GAP)]  # fmt: skip
+        ivs = [
+            Interval.of(
+                "graph net's drop (small - large)",
+                drop["gn"].tolist(),
+                null=self.DROP,
+                smallest=self.DROP,
+                above=False,
+            ),
+            Interval.of(
+                "MLP's drop - graph net's drop",
+                (drop["mlp"] - drop["gn"]).tolist(),
+                null=0.0,
+                smallest=self.GAP,
+            ),
+        ]
         mean = table.groupby("model")[list(self.measures)].mean()
         stats = {f"{k}_{m}": float(mean.loc[m, k]) for m in mean.index for k in mean.columns}
-        sentence = (f"Balanced node accuracy, {cfg.train_min}-{cfg.train_max} -> "
-                    f"{cfg.test_min}-{cfg.test_max} nodes, over {len(drop)} seeds: "
-                    + "; ".join(f"{m} {mean.loc[m, 'small']:.3f} -> {mean.loc[m, 'large']:.3f} "
-                                f"(graphs solved {mean.loc[m, 'solved_small']:.3f} -> "
-                                f"{mean.loc[m, 'solved_large']:.3f})" for m in mean.index)
-                    + "; " + "; ".join(iv.text() for iv in ivs) + ".")  # fmt: skip
+        sentence = (
+            f"Balanced node accuracy, {cfg.train_min}-{cfg.train_max} -> "
+            f"{cfg.test_min}-{cfg.test_max} nodes, over {len(drop)} seeds: "
+            + "; ".join(
+                f"{m} {mean.loc[m, 'small']:.3f} -> {mean.loc[m, 'large']:.3f} "
+                f"(graphs solved {mean.loc[m, 'solved_small']:.3f} -> "
+                f"{mean.loc[m, 'solved_large']:.3f})"
+                for m in mean.index
+            )
+            + "; "
+            + "; ".join(iv.text() for iv in ivs)
+            + "."
+        )
         return Decision(combine([iv.verdict() for iv in ivs]), stats, sentence, ivs)
 
 

@@ -59,8 +59,13 @@ class SIRGCN(Claim):
     """SIR-GCN beats GCN and GIN on an anisotropic node target, not on a sum target (#35)."""
 
     id = "graphs.sir_gcn"
-    papers = (Ref(35, "Lim, Lim & Tan 2024", "Contextualized messages boost graph "
-                  "representations (SIR-GCN)"),)  # fmt: skip
+    papers = (
+        Ref(
+            35,
+            "Lim, Lim & Tan 2024",
+            "Contextualized messages boost graph representations (SIR-GCN)",
+        ),
+    )
     statement = (
         "Paired over seeds on graph_node_targets (heterophily: each node's count of neighbours of "
         "another class), one-layer networks of 40 channels: SIR-GCN's test R² exceeds the better "
@@ -69,9 +74,11 @@ class SIRGCN(Claim):
     )
     Config = SIRGCNConfig
     scope = "proxy"
-    scope_note = ("the paper's GraphHeterophily and benchmark graphs become node-level "
-                  "heterophily counts on 12-node Erdős–Rényi graphs, one-layer models of 40 "
-                  "channels trained 1,500 steps; GCN and GIN only")  # fmt: skip
+    scope_note = (
+        "the paper's GraphHeterophily and benchmark graphs become node-level "
+        "heterophily counts on 12-node Erdős–Rényi graphs, one-layer models of 40 "
+        "channels trained 1,500 steps; GCN and GIN only"
+    )
     budgets = {"smoke": {"seeds": 2, "steps": 300, "n_train": 300, "n_test": 200}, "full": {}}
     smoke_decides = False
     measures = {"test": Final("test/iid", "r2"), "train": Final("train/main", "r2")}
@@ -79,37 +86,72 @@ class SIRGCN(Claim):
     floor = Floor("test", 0.1)  # every model at or below R² 0.1: none predicts the target
     figure = ArmBars("test", by=("model",))
     controls = {
-        "negative": Control({"target": "class_sum"}, "not reproduced",
-                            "the target is the sum of the neighbours' class indices, a sum of a "
-                            "function of the neighbour alone: GIN's sum aggregation represents it "
-                            "exactly (learnable epsilon drops the node itself), so by the paper's "
-                            "own account SIR-GCN has nothing to add", budget="full", heavy=True),
-        "positive": Control({"gin_mlp_layers": 1}, "reproduced",
-                            "GIN with a one-layer (linear) MLP, as in the authors' "
-                            "GraphHeterophily runs: a linear function of the node's own and its "
-                            "neighbours' summed embeddings cannot count the neighbours that differ "
-                            "from the node, so SIR-GCN's gain must show", budget="full", heavy=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"target": "class_sum"},
+            "not reproduced",
+            "the target is the sum of the neighbours' class indices, a sum of a "
+            "function of the neighbour alone: GIN's sum aggregation represents it "
+            "exactly (learnable epsilon drops the node itself), so by the paper's "
+            "own account SIR-GCN has nothing to add",
+            budget="full",
+            heavy=True,
+        ),
+        "positive": Control(
+            {"gin_mlp_layers": 1},
+            "reproduced",
+            "GIN with a one-layer (linear) MLP, as in the authors' "
+            "GraphHeterophily runs: a linear function of the node's own and its "
+            "neighbours' summed embeddings cannot count the neighbours that differ "
+            "from the node, so SIR-GCN's gain must show",
+            budget="full",
+            heavy=True,
+        ),
+    }
     MIN_GAIN = 0.05  # in R² (share of the target's variance), fixed before running
 
     def arms(self, cfg: SIRGCNConfig):
-        task = {"name": "graph_node_targets", "params": {
-            "target": cfg.target, "n_nodes": cfg.n_nodes, "classes": cfg.classes,
-            "n_train": cfg.n_train, "n_test": cfg.n_test}}  # fmt: skip
+        task = {
+            "name": "graph_node_targets",
+            "params": {
+                "target": cfg.target,
+                "n_nodes": cfg.n_nodes,
+                "classes": cfg.classes,
+                "n_train": cfg.n_train,
+                "n_test": cfg.n_test,
+            },
+        }
         rows = []
         for model in MODELS:
             mlp_layers = cfg.gin_mlp_layers if model == "gin" else 2  # others keep their run ids
             for s in range(cfg.seeds):
-                rows.append(({"model": model}, {
-                    "task": task,
-                    "model": {"name": SPEC_NAMES.get(model, model), "params": {"width": cfg.width, "layers": 1,
-                                                        "gin_mlp_layers": mlp_layers}},
-                    "method": {"name": "mse"},
-                    "optimizer": {"name": "adam", "lr": cfg.lr},
-                    "steps": cfg.steps, "batch_size": cfg.batch, "checkpoint_every": cfg.steps,
-                    "eval": {"every": cfg.steps, "log_points": 0,
-                             "probes": [{"name": "regression_error"}]},
-                    "seed": s, "data_seed": s}))  # fmt: skip
+                rows.append(
+                    (
+                        {"model": model},
+                        {
+                            "task": task,
+                            "model": {
+                                "name": SPEC_NAMES.get(model, model),
+                                "params": {
+                                    "width": cfg.width,
+                                    "layers": 1,
+                                    "gin_mlp_layers": mlp_layers,
+                                },
+                            },
+                            "method": {"name": "mse"},
+                            "optimizer": {"name": "adam", "lr": cfg.lr},
+                            "steps": cfg.steps,
+                            "batch_size": cfg.batch,
+                            "checkpoint_every": cfg.steps,
+                            "eval": {
+                                "every": cfg.steps,
+                                "log_points": 0,
+                                "probes": [{"name": "regression_error"}],
+                            },
+                            "seed": s,
+                            "data_seed": s,
+                        },
+                    )
+                )
         return arms(rows)
 
     def synthetic(self, cfg: SIRGCNConfig, arm: dict, case: Case) -> dict[str, float]:
@@ -125,12 +167,15 @@ class SIRGCN(Claim):
         r2 = {m: by_seed(table, m, "test", "model") for m in MODELS}
         best = pd.concat([r2[m] for m in BASELINES], axis=1).max(axis=1)
         gain = (r2["sir_gcn"] - best).dropna()
-        iv = Interval.of("SIR-GCN - best baseline (test R²)", gain.tolist(), null=0,
-                         smallest=self.MIN_GAIN)  # fmt: skip
+        iv = Interval.of(
+            "SIR-GCN - best baseline (test R²)", gain.tolist(), null=0, smallest=self.MIN_GAIN
+        )
         stats = {f"r2_{m}": v.mean() for m, v in r2.items()} | {"gain": gain.mean()}
-        sentence = (f"Test R² on the {cfg.target} target: GCN {stats['r2_gcn']:.3f}, GIN "
-                    f"{stats['r2_gin']:.3f} ({cfg.gin_mlp_layers}-layer MLP), SIR-GCN "
-                    f"{stats['r2_sir_gcn']:.3f}: {iv.text()}.")  # fmt: skip
+        sentence = (
+            f"Test R² on the {cfg.target} target: GCN {stats['r2_gcn']:.3f}, GIN "
+            f"{stats['r2_gin']:.3f} ({cfg.gin_mlp_layers}-layer MLP), SIR-GCN "
+            f"{stats['r2_sir_gcn']:.3f}: {iv.text()}."
+        )
         return Decision(iv.verdict(), stats, sentence, [iv])
 
 

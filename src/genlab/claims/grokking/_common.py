@@ -62,13 +62,20 @@ def mlp_base(
 ) -> dict[str, Any]:
     """A full-batch embedding-MLP run on ``cfg``'s table at ``train_fraction``."""
     return {
-        "task": {"name": "modular_arithmetic",
-                 "params": {"p": cfg.p, "operation": cfg.operation,
-                            "train_fraction": train_fraction}},
-        "model": {"name": "mlp",
-                  "params": {"width": cfg.width, "depth": 2, "embed_dim": cfg.embed_dim}},
+        "task": {
+            "name": "modular_arithmetic",
+            "params": {"p": cfg.p, "operation": cfg.operation, "train_fraction": train_fraction},
+        },
+        "model": {
+            "name": "mlp",
+            "params": {"width": cfg.width, "depth": 2, "embed_dim": cfg.embed_dim},
+        },
         "optimizer": {"name": "adamw", "lr": cfg.lr, "weight_decay": cfg.weight_decay},
-        "steps": cfg.steps, "checkpoint_every": 100_000,
-        "eval": {"every": max(1, cfg.steps // evals), "log_points": 20,
-                 "probes": [{"name": n} for n in probes]},
-    }  # fmt: skip
+        "steps": cfg.steps,
+        "checkpoint_every": 100_000,
+        "eval": {
+            "every": max(1, cfg.steps // evals),
+            "log_points": 20,
+            "probes": [{"name": n} for n in probes],
+        },
+    }

@@ -41,8 +41,13 @@ class DataFraction(Claim):
     """Steps to generalize fall as the training fraction grows (Power et al., #55)."""
 
     id = "grokking.data_fraction"
-    papers = (Ref(55, "Power, Burda, Edwards, Babuschkin & Misra 2022", "Grokking: "
-                  "generalization beyond overfitting on small algorithmic datasets"),)  # fmt: skip
+    papers = (
+        Ref(
+            55,
+            "Power, Burda, Edwards, Babuschkin & Misra 2022",
+            "Grokking: generalization beyond overfitting on small algorithmic datasets",
+        ),
+    )
     statement = (
         "Over train fractions of the modular table, the median (over seeds) steps to 99% test "
         "accuracy strictly fall as the fraction grows among the fractions that generalize (>= 2 "
@@ -63,13 +68,21 @@ class DataFraction(Claim):
     aggregate = "median"
     figure = ArmBars("t_test", by="fraction")
     controls = {
-        "negative": Control({"operation": "random", "weight_decay": 0.0}, "not reproduced",
-                            "a random table has no rule to find: no fraction generalizes, "
-                            "whatever its size", slow=True),
-        "positive": Control({"fractions": [0.3, 0.8, 0.9]}, "reproduced", "another grid on "
-                            "both sides of the critical size (0.4-0.6 on this split): 0.3 never "
-                            "generalizes, 0.8 and 0.9 do, faster at 0.9", slow=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"operation": "random", "weight_decay": 0.0},
+            "not reproduced",
+            "a random table has no rule to find: no fraction generalizes, whatever its size",
+            slow=True,
+        ),
+        "positive": Control(
+            {"fractions": [0.3, 0.8, 0.9]},
+            "reproduced",
+            "another grid on "
+            "both sides of the critical size (0.4-0.6 on this split): 0.3 never "
+            "generalizes, 0.8 and 0.9 do, faster at 0.9",
+            slow=True,
+        ),
+    }
 
     def arms(self, cfg: FractionConfig):
         stop = [{"split": TEST, "metric": "accuracy", "threshold": self.LEVEL, "patience": 2}]
@@ -98,10 +111,12 @@ class DataFraction(Claim):
         fails = bool(med.iloc[0] == math.inf)
         verdict = "reproduced" if falls and fails else "inconclusive" if falls else "not reproduced"
         stats = {f"median_steps_to_test_99@{f:g}": v for f, v in med.items()}
-        sentence = ("Median steps to 99% test accuracy by train fraction: "
-                    + ", ".join(f"{f:g}: {v:g}" for f, v in med.items())
-                    + f" (inf = not in {cfg.steps} steps; p={cfg.p}); falls with the fraction: "
-                    f"{falls}; the smallest fraction fails: {fails}.")  # fmt: skip
+        sentence = (
+            "Median steps to 99% test accuracy by train fraction: "
+            + ", ".join(f"{f:g}: {v:g}" for f, v in med.items())
+            + f" (inf = not in {cfg.steps} steps; p={cfg.p}); falls with the fraction: "
+            f"{falls}; the smallest fraction fails: {fails}."
+        )
         return Decision(verdict, stats | {"falls": falls, "smallest_fails": fails}, sentence)
 
 

@@ -44,8 +44,13 @@ class DelayedGeneralization(Claim):
     """Test accuracy reaches 99% long after train accuracy does (Power et al., #55)."""
 
     id = "grokking.delayed_generalization"
-    papers = (Ref(55, "Power, Burda, Edwards, Babuschkin & Misra 2022", "Grokking: "
-                  "generalization beyond overfitting on small algorithmic datasets"),)  # fmt: skip
+    papers = (
+        Ref(
+            55,
+            "Power, Burda, Edwards, Babuschkin & Misra 2022",
+            "Grokking: generalization beyond overfitting on small algorithmic datasets",
+        ),
+    )
     statement = (
         "Over >= 3 seeds, every run reaches 99% test accuracy within the budget, and the steps to "
         "99% test accuracy are >= 3x the steps to 99% train accuracy."
@@ -55,8 +60,10 @@ class DelayedGeneralization(Claim):
     # smoke: the grokking preset's recipe (leak-free 70% of p = 97, lr 2e-3), which groks in ~1,000
     # steps; at p = 31 and half the table only 1/3 seeds grok within 3,000 steps (measured)
     # full: the paper's lr 1e-3 at half of p = 97, 15,000 steps (module docstring, issue #31)
-    budgets = {"smoke": {"train_fraction": 0.7, "lr": 2e-3, "steps": 2000},
-               "full": {"steps": 15000}}  # fmt: skip
+    budgets = {
+        "smoke": {"train_fraction": 0.7, "lr": 2e-3, "steps": 2000},
+        "full": {"steps": 15000},
+    }
     MIN_DELAY, LEVEL = 3.0, 0.99  # the abstract: generalizing "well past" fitting
     measures = {
         "t_train": FirstStep(TRAIN, "accuracy", LEVEL),
@@ -65,19 +72,38 @@ class DelayedGeneralization(Claim):
         "test": Final(TEST),
     }
     fit = Fit("train", LEVEL)
-    floor = NotApplicable("floor", "one arm: a test accuracy that stays at chance is the "
-                          "refutation (no generalization), not arms that cannot be told apart")  # fmt: skip
+    floor = NotApplicable(
+        "floor",
+        "one arm: a test accuracy that stays at chance is the "
+        "refutation (no generalization), not arms that cannot be told apart",
+    )
     figure = Curves((TRAIN, TEST), hline=LEVEL)
     controls = {
-        "negative": Control({"p": 31, "lr": 3e-3, "batch_size": None, "train_fraction": 0.2,
-                             "weight_decay": 0.0, "steps": 300}, "not reproduced",
-                            "Power et al.: at a small train fraction and no regularisation the "
-                            "model memorises the table and never generalizes", slow=True),
-        "positive": Control({"train_fraction": 0.7, "lr": 2e-3}, "reproduced", "the grokking "
-                            "preset's recipe (70% of the table, lr 2e-3) over the full budget's "
-                            "15,000 steps: at 2,000 steps (the smoke budget) it grokked in 3/3 "
-                            "seeds, median 1,000 vs 181 steps, 140 s", budget="full", heavy=True),
-    }  # fmt: skip
+        "negative": Control(
+            {
+                "p": 31,
+                "lr": 3e-3,
+                "batch_size": None,
+                "train_fraction": 0.2,
+                "weight_decay": 0.0,
+                "steps": 300,
+            },
+            "not reproduced",
+            "Power et al.: at a small train fraction and no regularisation the "
+            "model memorises the table and never generalizes",
+            slow=True,
+        ),
+        "positive": Control(
+            {"train_fraction": 0.7, "lr": 2e-3},
+            "reproduced",
+            "the grokking "
+            "preset's recipe (70% of the table, lr 2e-3) over the full budget's "
+            "15,000 steps: at 2,000 steps (the smoke budget) it grokked in 3/3 "
+            "seeds, median 1,000 vs 181 steps, 140 s",
+            budget="full",
+            heavy=True,
+        ),
+    }
 
     def arms(self, cfg: GrokkingConfig):
         return Design(grokking_base(cfg), seeds=cfg.seeds).expand()
@@ -99,11 +125,13 @@ class DelayedGeneralization(Claim):
         ok = (table["status"] == "done") & (delay >= self.MIN_DELAY)
         n, k = len(table), int(ok.sum())
         stats = {
-            "seeds": n, "seeds_passing": k,
+            "seeds": n,
+            "seeds_passing": k,
             "median_steps_to_train_99": table["t_train"].median(),
             "median_steps_to_test_99": table["t_test"].median(),
-            "median_delay_ratio": delay.median(), "min_final_test_acc": table["test"].min(),
-        }  # fmt: skip
+            "median_delay_ratio": delay.median(),
+            "min_final_test_acc": table["test"].min(),
+        }
         sentence = (
             f"{k}/{n} seeds reached 99% test accuracy at >= {self.MIN_DELAY:g}x the steps to 99% "
             f"train accuracy (median {stats['median_steps_to_test_99']:.0f} vs "

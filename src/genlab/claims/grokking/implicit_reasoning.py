@@ -62,8 +62,14 @@ class ImplicitReasoning(Claim):
     """ID inferred facts are learned long after fitting; OOD: comparison yes, composition no (#91)."""
 
     id = "grokking.implicit_reasoning"
-    papers = (Ref(91, "Wang, Yue, Su & Sun 2024", "Grokked transformers are implicit reasoners: "
-                  "a mechanistic journey to the edge of generalization"),)  # fmt: skip
+    papers = (
+        Ref(
+            91,
+            "Wang, Yue, Su & Sun 2024",
+            "Grokked transformers are implicit reasoners: "
+            "a mechanistic journey to the edge of generalization",
+        ),
+    )
     TRAIN_LEVEL, ID_LEVEL, MIN_DELAY, OOD_HIGH, OOD_LOW = 0.99, 0.9, 3.0, 0.8, 0.3
     statement = (
         "Four parts, each in every seed: (1, 2) for composition and for comparison, test/id "
@@ -76,37 +82,73 @@ class ImplicitReasoning(Claim):
     scope = "paper"
     smoke_decides = False  # 400 steps: neither arm fits (measured), so no decision
     budgets = {"smoke": {"steps": 400, "seeds": 1, "evals": 10}, "full": {}}
-    measures = {"t_train": FirstStep(TRAIN, "accuracy", TRAIN_LEVEL),
-                "t_id": FirstStep(ID, "accuracy", ID_LEVEL), "train": Extreme(TRAIN, "accuracy"),
-                "id": Final(ID), "ood": Final(OOD)}  # fmt: skip
+    measures = {
+        "t_train": FirstStep(TRAIN, "accuracy", TRAIN_LEVEL),
+        "t_id": FirstStep(ID, "accuracy", ID_LEVEL),
+        "train": Extreme(TRAIN, "accuracy"),
+        "id": Final(ID),
+        "ood": Final(OOD),
+    }
     fit = Fit("train", TRAIN_LEVEL)
-    floor = NotApplicable("floor", "composition's OOD accuracy at chance is part of the claim; "
-                          "test/id staying at chance after fitting refutes the grokking parts")  # fmt: skip
+    floor = NotApplicable(
+        "floor",
+        "composition's OOD accuracy at chance is part of the claim; "
+        "test/id staying at chance after fitting refutes the grokking parts",
+    )
     figure = Curves((TRAIN, ID, OOD), by="reasoning")
     controls = {
-        "negative": Control({"phi": 1.0, "steps": 1500, "evals": 15}, "not reproduced",
-                            "Wang et al.: too few inferred facts per atomic fact (phi 1) and the "
-                            "model memorizes without learning the rule in budget", heavy=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"phi": 1.0, "steps": 1500, "evals": 15},
+            "not reproduced",
+            "Wang et al.: too few inferred facts per atomic fact (phi 1) and the "
+            "model memorizes without learning the rule in budget",
+            heavy=True,
+        ),
+    }
 
     def arms(self, cfg: ImplicitConfig):
         kb = {"phi": cfg.phi, "ood_fraction": cfg.ood_fraction}
         reasoning = {
-            "composition": {"task.params": kb | {"reasoning": "composition", "n_entities":
-                            cfg.n_entities_composition, "n_relations": cfg.n_relations,
-                            "out_degree": cfg.out_degree}},
-            "comparison": {"task.params": kb | {"reasoning": "comparison", "n_entities":
-                           cfg.n_entities_comparison, "n_attributes": cfg.n_attributes,
-                           "n_values": cfg.n_values}},
-        }  # fmt: skip
-        base = {"task": {"name": "knowledge_base"},
-                "model": {"name": "transformer", "params": {"d_model": cfg.d_model,
-                                                            "n_layers": cfg.n_layers, "n_heads": 4}},
-                "optimizer": {"name": "adamw", "lr": cfg.lr, "weight_decay": cfg.weight_decay,
-                              "betas": [0.9, 0.98]},
-                "steps": cfg.steps, "batch_size": cfg.batch_size, "checkpoint_every": 1_000_000,
-                "eval": {"every": max(1, cfg.steps // cfg.evals), "log_points": 10,
-                         "probes": [{"name": "accuracy"}]}}  # fmt: skip
+            "composition": {
+                "task.params": kb
+                | {
+                    "reasoning": "composition",
+                    "n_entities": cfg.n_entities_composition,
+                    "n_relations": cfg.n_relations,
+                    "out_degree": cfg.out_degree,
+                }
+            },
+            "comparison": {
+                "task.params": kb
+                | {
+                    "reasoning": "comparison",
+                    "n_entities": cfg.n_entities_comparison,
+                    "n_attributes": cfg.n_attributes,
+                    "n_values": cfg.n_values,
+                }
+            },
+        }
+        base = {
+            "task": {"name": "knowledge_base"},
+            "model": {
+                "name": "transformer",
+                "params": {"d_model": cfg.d_model, "n_layers": cfg.n_layers, "n_heads": 4},
+            },
+            "optimizer": {
+                "name": "adamw",
+                "lr": cfg.lr,
+                "weight_decay": cfg.weight_decay,
+                "betas": [0.9, 0.98],
+            },
+            "steps": cfg.steps,
+            "batch_size": cfg.batch_size,
+            "checkpoint_every": 1_000_000,
+            "eval": {
+                "every": max(1, cfg.steps // cfg.evals),
+                "log_points": 10,
+                "probes": [{"name": "accuracy"}],
+            },
+        }
         return Design(base, axes={"reasoning": reasoning}, seeds=cfg.seeds).expand()
 
     def synthetic(self, cfg: ImplicitConfig, arm: dict, case: Case) -> dict[str, float]:
@@ -131,14 +173,19 @@ class ImplicitReasoning(Claim):
             "comparison_groks": bool(len(cmp_)) and bool((cmp_["delay"] >= self.MIN_DELAY).all()),
             "comparison_ood_high": bool(len(cmp_)) and bool((cmp_["ood"] >= self.OOD_HIGH).all()),
             "composition_ood_low": bool(len(comp)) and bool((comp["ood"] <= self.OOD_LOW).all()),
-        }  # fmt: skip
+        }
         med = t.groupby("reasoning")[["t_train", "t_id", "delay", "id", "ood"]].median()
         stats = parts | {f"{r}_median_{c}": med.loc[r, c] for r in med.index for c in med.columns}
-        sentence = ("; ".join(f"{r}: train 99% at step {m.t_train:g}, test/id 90% at {m.t_id:g} "
-                              f"(ratio {m.delay:.2f}; nan = never), final id {m.id:.3f}, ood "
-                              f"{m.ood:.3f}" for r, m in med.iterrows())
-                    + f" (medians over {cfg.seeds} seed(s), phi {cfg.phi}, {cfg.steps} steps). "
-                    "Parts holding: " + ", ".join(f"{k}={v}" for k, v in parts.items()) + ".")  # fmt: skip
+        sentence = (
+            "; ".join(
+                f"{r}: train 99% at step {m.t_train:g}, test/id 90% at {m.t_id:g} "
+                f"(ratio {m.delay:.2f}; nan = never), final id {m.id:.3f}, ood "
+                f"{m.ood:.3f}"
+                for r, m in med.iterrows()
+            )
+            + f" (medians over {cfg.seeds} seed(s), phi {cfg.phi}, {cfg.steps} steps). "
+            "Parts holding: " + ", ".join(f"{k}={v}" for k, v in parts.items()) + "."
+        )
         return Decision(count_verdict(sum(parts.values()), 4), stats, sentence)
 
 

@@ -64,8 +64,13 @@ class LinearGrokking(Claim):
     """Thresholded accuracy of a linear student jumps at the predicted time (Levi et al., #53)."""
 
     id = "grokking.linear"
-    papers = (Ref(53, "Levi, Beck & Bar-Sinai 2024", "Grokking in linear estimators: a solvable "
-                  "model that groks without understanding"),)  # fmt: skip
+    papers = (
+        Ref(
+            53,
+            "Levi, Beck & Bar-Sinai 2024",
+            "Grokking in linear estimators: a solvable model that groks without understanding",
+        ),
+    )
     statement = (
         "Linear teacher-student, full-batch GD, over input dimension, sample ratio and weight "
         "decay: in every run the thresholded test accuracy first reaches 50% within 10% of the "
@@ -74,24 +79,38 @@ class LinearGrokking(Claim):
     )
     Config = LinearConfig
     scope = "paper"
-    budgets = {"smoke": {"d_ins": [100], "ratios": [2.0], "weight_decays": [0.0, 0.01],
-                         "seeds": 2}, "full": {}}  # fmt: skip
+    budgets = {
+        "smoke": {"d_ins": [100], "ratios": [2.0], "weight_decays": [0.0, 0.01], "seeds": 2},
+        "full": {},
+    }
     measures = {
-        "t_meas": FirstStep(TEST, "accuracy", 0.5), "t_pred": Final("model", "predicted_grokking_step"),
+        "t_meas": FirstStep(TEST, "accuracy", 0.5),
+        "t_pred": Final("model", "predicted_grokking_step"),
         "mse_rises": Derived(_mse_rises, "1 when the test MSE rises between two evaluations"),
         "train_mse": Derived(_train_mse_ratio, "final train MSE relative to the initial one"),
-    }  # fmt: skip
+    }
     fit = Fit("train_mse", 0.1, below=True)
-    floor = NotApplicable("floor", "a timing claim: accuracy staying at 0 past the predicted step "
-                          "is the refutation")  # fmt: skip
+    floor = NotApplicable(
+        "floor", "a timing claim: accuracy staying at 0 past the predicted step is the refutation"
+    )
     figure = Scatter("t_pred", "t_meas")
     controls = {
-        "negative": Control({"noise": 0.2}, "not reproduced", "label noise puts the test error "
-                            "floor (~0.04) above the threshold's (~0.01): the noise-free "
-                            "prediction must miss", slow=True),
-        "positive": Control({"d_ins": [200]}, "reproduced", "the smoke settings at d_in 200, "
-                            "where the spectrum is closer to its Marchenko-Pastur limit", slow=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"noise": 0.2},
+            "not reproduced",
+            "label noise puts the test error "
+            "floor (~0.04) above the threshold's (~0.01): the noise-free "
+            "prediction must miss",
+            slow=True,
+        ),
+        "positive": Control(
+            {"d_ins": [200]},
+            "reproduced",
+            "the smoke settings at d_in 200, "
+            "where the spectrum is closer to its Marchenko-Pastur limit",
+            slow=True,
+        ),
+    }
 
     def settings(self, cfg: LinearConfig) -> list[tuple[int, float, float]]:
         d0, r0, w0 = cfg.d_ins[0], cfg.ratios[0], cfg.weight_decays[0]
@@ -99,23 +118,40 @@ class LinearGrokking(Claim):
         return list(dict.fromkeys(out + [(d0, r0, w) for w in cfg.weight_decays[1:]]))
 
     def arms(self, cfg: LinearConfig):
-        base = {"task": {"name": "linear_teacher", "params": {"d_out": cfg.d_out,
-                                                              "noise": cfg.noise}},
-                "model": {"name": "linear_student", "params": {"init_scale": cfg.init_scale}},
-                "method": {"name": "mse"}, "optimizer": {"name": "sgd", "lr": cfg.lr},
-                "dtype": "float64", "checkpoint_every": 100_000, "steps": 1,
-                "eval": {"every": 1, "log_points": 0, "probes": [
+        base = {
+            "task": {"name": "linear_teacher", "params": {"d_out": cfg.d_out, "noise": cfg.noise}},
+            "model": {"name": "linear_student", "params": {"init_scale": cfg.init_scale}},
+            "method": {"name": "mse"},
+            "optimizer": {"name": "sgd", "lr": cfg.lr},
+            "dtype": "float64",
+            "checkpoint_every": 100_000,
+            "steps": 1,
+            "eval": {
+                "every": 1,
+                "log_points": 0,
+                "probes": [
                     {"name": n, "params": {"epsilon": cfg.epsilon}}
-                    for n in ("threshold_accuracy", "linear_grokking_time")]}}  # fmt: skip
+                    for n in ("threshold_accuracy", "linear_grokking_time")
+                ],
+            },
+        }
         rows = []
         for d, r, w in self.settings(cfg):
             try:
                 t = predicted_grokking_step(d, cfg.d_out, r, cfg.lr, w, cfg.epsilon, cfg.init_scale)
             except SpecError as exc:
                 raise SpecError(f"claim: {exc}") from None
-            rows.append(({"d_in": d, "ratio": r, "wd": w}, {
-                "task.d_in": d, "task.sample_ratio": r, "optimizer.weight_decay": w,
-                "steps": max(1, math.ceil(cfg.steps_factor * t))}))  # fmt: skip
+            rows.append(
+                (
+                    {"d_in": d, "ratio": r, "wd": w},
+                    {
+                        "task.d_in": d,
+                        "task.sample_ratio": r,
+                        "optimizer.weight_decay": w,
+                        "steps": max(1, math.ceil(cfg.steps_factor * t)),
+                    },
+                )
+            )
         return Design(base, rows=rows, seeds=cfg.seeds).expand()
 
     def synthetic(self, cfg: LinearConfig, arm: dict, case: Case) -> dict[str, float]:
@@ -134,12 +170,19 @@ class LinearGrokking(Claim):
         rises = ~(table["mse_rises"] < 0.5)  # an indicator, 0 or 1 (NaN: counted as rising)
         ok = (table["status"] == "done") & (err <= cfg.max_rel_error) & ~rises
         n, k = len(table), int(ok.sum())
-        stats = {"runs": n, "runs_passing": k, "median_rel_error": err.median(),
-                 "max_rel_error": err.max(), "runs_mse_rising": int(rises.sum())}  # fmt: skip
-        sentence = (f"{k}/{n} runs reached 50% thresholded accuracy within {cfg.max_rel_error:.0%} "
-                    f"of the predicted step with a test MSE that never rose (relative error "
-                    f"median {err.median():.3f}, max {err.max():.3f}; NaN = never reached 50%; "
-                    f"settings (d_in, N/d_in, wd) {self.settings(cfg)}).")  # fmt: skip
+        stats = {
+            "runs": n,
+            "runs_passing": k,
+            "median_rel_error": err.median(),
+            "max_rel_error": err.max(),
+            "runs_mse_rising": int(rises.sum()),
+        }
+        sentence = (
+            f"{k}/{n} runs reached 50% thresholded accuracy within {cfg.max_rel_error:.0%} "
+            f"of the predicted step with a test MSE that never rose (relative error "
+            f"median {err.median():.3f}, max {err.max():.3f}; NaN = never reached 50%; "
+            f"settings (d_in, N/d_in, wd) {self.settings(cfg)})."
+        )
         return Decision(count_verdict(k, n), stats, sentence)
 
 

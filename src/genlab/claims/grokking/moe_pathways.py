@@ -74,8 +74,9 @@ def pathway(metric: str, what: str) -> Derived:
     the two windows meet."""
 
     def fn(m: pd.DataFrame) -> float:
-        path, train, test = (series(m, s, k) for s, k in ((TRAIN, metric), (TRAIN, "accuracy"),
-                                                          (TEST, "accuracy")))  # fmt: skip
+        path, train, test = (
+            series(m, s, k) for s, k in ((TRAIN, metric), (TRAIN, "accuracy"), (TEST, "accuracy"))
+        )
         hit = train[train >= FIT].index
         if not len(path) or not len(hit):
             return math.nan
@@ -89,9 +90,14 @@ def pathway(metric: str, what: str) -> Derived:
         lo, hi = (fit, fit + width) if what == "early" else (last - width, last)
         return float(path[(path.index >= lo) & (path.index <= hi)].mean())
 
-    return Derived(fn, {"early": f"mean {metric} over the first fifth of the budget from train fit",
-                        "late": f"mean {metric} over the last fifth of the budget",
-                        "rho": f"Spearman of {metric} with test accuracy from fit on"}[what])  # fmt: skip
+    return Derived(
+        fn,
+        {
+            "early": f"mean {metric} over the first fifth of the budget from train fit",
+            "late": f"mean {metric} over the last fifth of the budget",
+            "rho": f"Spearman of {metric} with test accuracy from fit on",
+        }[what],
+    )
 
 
 class MoEConfig(Params):
@@ -119,8 +125,14 @@ class MoEPathways(Claim):
     labels over the same steps (Li et al., #38)."""
 
     id = "grokking.moe_pathways"
-    papers = (Ref(38, "Li, Fan & Zhou 2025", "Where to find grokking in LLM pretraining? Monitor "
-                  "memorization-to-generalization without test"),)  # fmt: skip
+    papers = (
+        Ref(
+            38,
+            "Li, Fan & Zhou 2025",
+            "Where to find grokking in LLM pretraining? Monitor "
+            "memorization-to-generalization without test",
+        ),
+    )
     statement = (
         "A MoE transformer trained the same number of steps on modular addition, which it groks "
         "(train 99%, then test 90%), and on a random table of the same size (random labels: it "
@@ -140,43 +152,75 @@ class MoEPathways(Claim):
     budgets = {"smoke": {"seeds": 1}, "full": {}}
     MIN_DROP = MIN_EXCESS = 0.1
     METRICS = ("pathway_distance", "pathway_entropy")
-    measures = {"train": Extreme(TRAIN, "accuracy"), "test": Extreme(TEST, "accuracy"),
-                "t_fit": FirstStep(TRAIN, "accuracy", FIT), "t_grok": FirstStep(TEST, "accuracy", GROK),
-                **{f"{m[8:]}_{w}": pathway(m, w) for m in METRICS
-                   for w in ("early", "late", "rho")}}  # fmt: skip
+    measures = {
+        "train": Extreme(TRAIN, "accuracy"),
+        "test": Extreme(TEST, "accuracy"),
+        "t_fit": FirstStep(TRAIN, "accuracy", FIT),
+        "t_grok": FirstStep(TEST, "accuracy", GROK),
+        **{f"{m[8:]}_{w}": pathway(m, w) for m in METRICS for w in ("early", "late", "rho")},
+    }
     fit = Fit("train", FIT)  # both arms: the rule run and the random-label run fit their tables
     extra_guards = (Fit("test", GROK, where={"data": ("rule",)}),)  # the rule run grokked
-    floor = NotApplicable("floor", "the random-label arm sits at chance by construction; the "
-                          "rule arm not grokking is caught by the test-accuracy guard")  # fmt: skip
+    floor = NotApplicable(
+        "floor",
+        "the random-label arm sits at chance by construction; the "
+        "rule arm not grokking is caught by the test-accuracy guard",
+    )
     figure = Curves((TRAIN,), metric="pathway_distance", by="data")
     controls = {
-        "negative": Control({"train_fraction": 0.3, "reading": "memorizing"}, "not reproduced",
-                            "30% of the table for both arms, below the critical size: the rule "
-                            "run memorizes and never generalizes, so by Li et al.'s logic its "
-                            "pathways must not fall more than the random-label run's",
-                            heavy=True),
-        "positive": Control({"train_fraction": 0.8}, "reproduced", "80% of the table for both "
-                            "arms: more data, the rule run groks sooner", heavy=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"train_fraction": 0.3, "reading": "memorizing"},
+            "not reproduced",
+            "30% of the table for both arms, below the critical size: the rule "
+            "run memorizes and never generalizes, so by Li et al.'s logic its "
+            "pathways must not fall more than the random-label run's",
+            heavy=True,
+        ),
+        "positive": Control(
+            {"train_fraction": 0.8},
+            "reproduced",
+            "80% of the table for both arms: more data, the rule run groks sooner",
+            heavy=True,
+        ),
+    }
 
     def guards(self, cfg: MoEConfig):
         """Read as memorizing, the rule run must not generalize instead of having to grok."""
         if cfg.reading == "memorizing":
-            return [self.fit, self.floor, Fit("test", NO_GEN, where={"data": ("rule",)},
-                                              below=True)]  # fmt: skip
+            return [
+                self.fit,
+                self.floor,
+                Fit("test", NO_GEN, where={"data": ("rule",)}, below=True),
+            ]
         return [self.fit, self.floor, *self.extra_guards]
 
     def arms(self, cfg: MoEConfig):
-        base = {"task": {"name": "modular_arithmetic",
-                         "params": {"p": cfg.p, "train_fraction": cfg.train_fraction}},
-                "model": {"name": "moe_transformer", "params": {
-                    "d_model": cfg.d_model, "n_layers": cfg.n_layers, "n_experts": cfg.n_experts}},
-                "optimizer": {"name": "adamw", "lr": cfg.lr, "weight_decay": cfg.weight_decay},
-                "steps": cfg.steps, "checkpoint_every": 100_000,
-                "eval": {"every": max(1, cfg.steps // 60), "log_points": 20,
-                         "probes": [{"name": "accuracy"}, {"name": "pathways"}]}}  # fmt: skip
-        data = {"rule": {"task.params.operation": "add"},
-                "random": {"task.params.operation": "random"}}  # fmt: skip
+        base = {
+            "task": {
+                "name": "modular_arithmetic",
+                "params": {"p": cfg.p, "train_fraction": cfg.train_fraction},
+            },
+            "model": {
+                "name": "moe_transformer",
+                "params": {
+                    "d_model": cfg.d_model,
+                    "n_layers": cfg.n_layers,
+                    "n_experts": cfg.n_experts,
+                },
+            },
+            "optimizer": {"name": "adamw", "lr": cfg.lr, "weight_decay": cfg.weight_decay},
+            "steps": cfg.steps,
+            "checkpoint_every": 100_000,
+            "eval": {
+                "every": max(1, cfg.steps // 60),
+                "log_points": 20,
+                "probes": [{"name": "accuracy"}, {"name": "pathways"}],
+            },
+        }
+        data = {
+            "rule": {"task.params.operation": "add"},
+            "random": {"task.params.operation": "random"},
+        }
         return Design(base, axes={"data": data}, seeds=cfg.seeds).expand()
 
     def synthetic(self, cfg: MoEConfig, arm: dict, case: Case) -> dict[str, float]:
@@ -186,9 +230,12 @@ class MoEPathways(Claim):
         0.95), or read as memorizing stays at 0.05; the random run stays at chance."""
         rule, nan = arm["data"] == "rule", math.nan
         test = (0.05 if cfg.reading == "memorizing" else 0.95) if rule else 0.05
-        out = {"train": 0.5 if case == "unfit" and not rule else 1.0, "test": test,
-               "t_fit": nan if case == "unfit" and not rule else 50.0,
-               "t_grok": 1500.0 if rule and test >= GROK else nan}  # fmt: skip
+        out = {
+            "train": 0.5 if case == "unfit" and not rule else 1.0,
+            "test": test,
+            "t_fit": nan if case == "unfit" and not rule else 50.0,
+            "t_grok": 1500.0 if rule and test >= GROK else nan,
+        }
         for m, start in (("distance", 0.6), ("entropy", 0.9)):
             late = start * (2 / 3 if rule or case == "null" else 0.95)
             out |= {f"{m}_early": start, f"{m}_late": late, f"{m}_rho": -0.8 if rule else nan}
@@ -203,18 +250,25 @@ class MoEPathways(Claim):
             drop = {d: (t[f"{m}_early"] - t[f"{m}_late"]) / t[f"{m}_early"] for d, t in by.items()}
             excess = drop["rule"].reindex(seeds) - drop["random"].reindex(seeds)
             ok &= (drop["rule"].reindex(seeds) >= self.MIN_DROP) & (excess >= self.MIN_EXCESS)
-            stats |= {f"median_{m}_drop_rule": drop["rule"].median(),
-                      f"median_{m}_drop_random": drop["random"].median(),
-                      f"median_{m}_excess": excess.median()}  # fmt: skip
+            stats |= {
+                f"median_{m}_drop_rule": drop["rule"].median(),
+                f"median_{m}_drop_random": drop["random"].median(),
+                f"median_{m}_excess": excess.median(),
+            }
             for d, t in by.items():
-                stats |= {f"median_{m}_early_{d}": t[f"{m}_early"].median(),
-                          f"median_{m}_late_{d}": t[f"{m}_late"].median()}  # fmt: skip
+                stats |= {
+                    f"median_{m}_early_{d}": t[f"{m}_early"].median(),
+                    f"median_{m}_late_{d}": t[f"{m}_late"].median(),
+                }
         done = table.groupby("seed")["status"].apply(lambda s: bool((s == "done").all()))
         ok &= done.reindex(seeds).fillna(False).astype(bool)
         n, k = len(seeds), int(ok.sum())
-        stats |= {"seeds": n, "seeds_passing": k,
-                  "median_rho_distance_rule": by["rule"]["distance_rho"].median(),
-                  "median_best_test_rule": by["rule"]["test"].median()}  # fmt: skip
+        stats |= {
+            "seeds": n,
+            "seeds_passing": k,
+            "median_rho_distance_rule": by["rule"]["distance_rho"].median(),
+            "median_best_test_rule": by["rule"]["test"].median(),
+        }
         s = stats
         sentence = (
             f"{k}/{n} seeds pass; median relative drop (first fifth from fit -> last fifth) of "

@@ -55,8 +55,13 @@ class Phases(Claim):
     """Four phases on a weight-decay x learning-rate grid; structure where it generalizes (#107)."""
 
     id = "grokking.phases"
-    papers = (Ref(107, "Liu, Kitouni, Nolte, Michaud, Tegmark & Williams 2022", "Towards "
-                  "understanding grokking: an effective theory of representation learning"),)  # fmt: skip
+    papers = (
+        Ref(
+            107,
+            "Liu, Kitouni, Nolte, Michaud, Tegmark & Williams 2022",
+            "Towards understanding grokking: an effective theory of representation learning",
+        ),
+    )
     statement = (
         "On a weight-decay x learning-rate grid (embedding-MLP, modular addition, full batch), all "
         "four phases of Liu et al. appear (90% accuracy rules, grokking = test > budget/10 steps "
@@ -75,25 +80,41 @@ class Phases(Claim):
     budgets = {"smoke": {"xs": [0.0, 1.0, 3.0, 10.0], "ys": [3e-2], "steps": 1500}, "full": {}}
     LEVEL = 0.9  # Liu et al.'s
     measures = {
-        "t_train": FirstStep(TRAIN, "accuracy", LEVEL), "t_test": FirstStep(TEST, "accuracy", LEVEL),
-        "train": Extreme(TRAIN, "accuracy"), "rq": Final("model", "rep_quality"),
-    }  # fmt: skip
+        "t_train": FirstStep(TRAIN, "accuracy", LEVEL),
+        "t_test": FirstStep(TEST, "accuracy", LEVEL),
+        "train": Extreme(TRAIN, "accuracy"),
+        "rq": Final("model", "rep_quality"),
+    }
     fit = Fit("train", LEVEL, any_arm=True)  # confusion cells do not fit, by definition
-    floor = NotApplicable("floor", "the phases partition the grid: a grid without generalizing "
-                          "cells lacks two of the four phases the claim says must appear")  # fmt: skip
+    floor = NotApplicable(
+        "floor",
+        "the phases partition the grid: a grid without generalizing "
+        "cells lacks two of the four phases the claim says must appear",
+    )
     controls = {
-        "negative": Control({"operation": "random"}, "not reproduced", "a random table has no "
-                            "structure to learn: memorization and confusion only, never "
-                            "comprehension or grokking", slow=True),
-        "positive": Control({"train_fraction": 0.8}, "reproduced", "the full 5 x 5 grid on 80% "
-                            "of the table, where Liu et al.'s comprehension phase exists (more data "
-                            "moves cells from grokking to comprehension): measured comprehension 3, "
-                            "grokking 6, memorization 11, confusion 5, representation quality 0.67 "
-                            "vs 0.48. At the default 60% no cell comprehends (inconclusive); at 90% "
-                            "the confusion cells' tiny, gradient-shaped embeddings have a Fourier "
-                            "share of 0.99 and lift the non-generalizing median to 0.51 "
-                            "(inconclusive)", budget="full", heavy=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"operation": "random"},
+            "not reproduced",
+            "a random table has no "
+            "structure to learn: memorization and confusion only, never "
+            "comprehension or grokking",
+            slow=True,
+        ),
+        "positive": Control(
+            {"train_fraction": 0.8},
+            "reproduced",
+            "the full 5 x 5 grid on 80% "
+            "of the table, where Liu et al.'s comprehension phase exists (more data "
+            "moves cells from grokking to comprehension): measured comprehension 3, "
+            "grokking 6, memorization 11, confusion 5, representation quality 0.67 "
+            "vs 0.48. At the default 60% no cell comprehends (inconclusive); at 90% "
+            "the confusion cells' tiny, gradient-shaped embeddings have a Fourier "
+            "share of 0.99 and lift the non-generalizing median to 0.51 "
+            "(inconclusive)",
+            budget="full",
+            heavy=True,
+        ),
+    }
 
     def arms(self, cfg: PhasesConfig):
         base = mlp_base(cfg, cfg.train_fraction, ("accuracy", "rep_quality"))
@@ -113,13 +134,19 @@ class Phases(Claim):
         }.get(phase, (math.nan, math.nan))
         if case == "unfit":
             t_train, t_test = math.nan, math.nan
-        return {"t_train": t_train, "t_test": t_test, "train": 0.5 if math.isnan(t_train) else 1.0,
-                "rq": 0.8 if phase in ("comprehension", "grokking") else 0.2}  # fmt: skip
+        return {
+            "t_train": t_train,
+            "t_test": t_test,
+            "train": 0.5 if math.isnan(t_train) else 1.0,
+            "rq": 0.8 if phase in ("comprehension", "grokking") else 0.2,
+        }
 
     def phases(self, cfg: PhasesConfig, table: pd.DataFrame) -> pd.Series:
         delay = cfg.delay_frac * cfg.steps
-        return pd.Series([classify(a, b, delay) for a, b in zip(table["t_train"], table["t_test"],
-                                                               strict=True)], index=table.index)  # fmt: skip
+        return pd.Series(
+            [classify(a, b, delay) for a, b in zip(table["t_train"], table["t_test"], strict=True)],
+            index=table.index,
+        )
 
     def decide(self, cfg: PhasesConfig, table: pd.DataFrame) -> Decision:
         phase = self.phases(cfg, table)
@@ -128,18 +155,28 @@ class Phases(Claim):
         rq_gen, rq_not = table.loc[gen, "rq"].median(), table.loc[~gen, "rq"].median()
         four = bool((counts > 0).all())
         rq_ok = bool(rq_gen >= cfg.rq_high and rq_not < cfg.rq_high)
-        verdict = ("reproduced" if four and rq_ok else "inconclusive" if four or rq_ok
-                   else "not reproduced")  # fmt: skip
+        verdict = (
+            "reproduced"
+            if four and rq_ok
+            else "inconclusive"
+            if four or rq_ok
+            else "not reproduced"
+        )
         rq_by = table.groupby(phase)["rq"].median()
         stats = {f"cells_{k}": v for k, v in counts.items()} | {
-            "median_rq_generalizing": rq_gen, "median_rq_not_generalizing": rq_not,
-            "all_four_phases": four, "rq_high_only_where_generalizing": rq_ok}  # fmt: skip
-        sentence = (f"Phases over {len(table)} runs: "
-                    + ", ".join(f"{k} {v}" for k, v in counts.items())
-                    + f"; median representation quality {rq_gen:.2f} where it generalizes vs "
-                    f"{rq_not:.2f} elsewhere (by phase: "
-                    + ", ".join(f"{k} {rq_by.get(k, float('nan')):.2f}" for k in PHASES)
-                    + f"); grid {cfg.x} x {cfg.y}, p={cfg.p}, {cfg.steps} steps.")  # fmt: skip
+            "median_rq_generalizing": rq_gen,
+            "median_rq_not_generalizing": rq_not,
+            "all_four_phases": four,
+            "rq_high_only_where_generalizing": rq_ok,
+        }
+        sentence = (
+            f"Phases over {len(table)} runs: "
+            + ", ".join(f"{k} {v}" for k, v in counts.items())
+            + f"; median representation quality {rq_gen:.2f} where it generalizes vs "
+            f"{rq_not:.2f} elsewhere (by phase: "
+            + ", ".join(f"{k} {rq_by.get(k, float('nan')):.2f}" for k in PHASES)
+            + f"); grid {cfg.x} x {cfg.y}, p={cfg.p}, {cfg.steps} steps."
+        )
         return Decision(verdict, stats, sentence)
 
     def draw(self, cfg: PhasesConfig, result, metrics: pd.DataFrame, path):

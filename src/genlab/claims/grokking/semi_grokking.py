@@ -87,37 +87,50 @@ class SemiGrokking(Claim):
     )
     budgets = {"smoke": {"fractions": [0.46, 0.5, 0.54], "seeds": 1, "steps": 3000}, "full": {}}
     measures = {
-        "t_train": FirstStep(TRAIN, "accuracy", 0.99), "train": Extreme(TRAIN, "accuracy"),
-        "test": Final(TEST), "t_half": Derived(_half_rise, "first step test accuracy reaches "
-                                               "half its final value"),
+        "t_train": FirstStep(TRAIN, "accuracy", 0.99),
+        "train": Extreme(TRAIN, "accuracy"),
+        "test": Final(TEST),
+        "t_half": Derived(_half_rise, "first step test accuracy reaches half its final value"),
         "drift": Derived(_tail_drift, "range of test accuracy over the last fifth of training"),
-    }  # fmt: skip
+    }
     fit = Fit("train", 0.99)
-    floor = NotApplicable("floor", "the decision asks the grid to bracket the transition (some "
-                          "fraction at chance, some generalizing) and is inconclusive otherwise")  # fmt: skip
+    floor = NotApplicable(
+        "floor",
+        "the decision asks the grid to bracket the transition (some "
+        "fraction at chance, some generalizing) and is inconclusive otherwise",
+    )
     aggregate = "median"
     figure = Curves((TRAIN, TEST), by="fraction")
     controls = {
-        "negative": Control({"fractions": [0.2, 0.8]}, "not reproduced", "fractions far below "
-                            "and far above the critical size: all or nothing, no partial level",
-                            slow=True,
-                            open="a grid that jumps from 0.2 to 0.8 cannot show absence (the "
-                            "resolution rule reads it inconclusive: the semi-grokking window "
-                            "lies between); also measured, without weight decay on 0.50-0.52 "
-                            "and 0.6-0.8 (full, 24 runs, 254 s at load 10), and on 0.5-0.95 "
-                            "(full, 18 runs, 421 s): test 0.000 at every fraction, the grid does "
-                            "not bracket (inconclusive). No trained "
-                            "must-fail design that resolves the transition is known"),
-        "positive": Control({"fractions": [0.5, 0.505, 0.51, 0.515, 0.52]}, "reproduced", "a "
-                            "grid five times finer across the transition (0.50-0.52, steps of one "
-                            "to two unordered pairs), where the paper's logic puts semi-grokking: "
-                            "the critical size moves with each seed's data draw, and the default "
-                            "grid's 0.02 steps jump over the window in which the median run is "
-                            "partial. Measured: semi-grokking at 0.505 (median run 0.797 final "
-                            "test, half-rise 86x the steps to fit, drift 0.008); fresh seeds 3-5 "
-                            "(exploratory): at 0.52 (0.752 / 86x / 0.020). 15 runs, 144 s at load "
-                            "average 5 (92 s CPU)", budget="full", heavy=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"fractions": [0.2, 0.8]},
+            "not reproduced",
+            "fractions far below and far above the critical size: all or nothing, no partial level",
+            slow=True,
+            open="a grid that jumps from 0.2 to 0.8 cannot show absence (the "
+            "resolution rule reads it inconclusive: the semi-grokking window "
+            "lies between); also measured, without weight decay on 0.50-0.52 "
+            "and 0.6-0.8 (full, 24 runs, 254 s at load 10), and on 0.5-0.95 "
+            "(full, 18 runs, 421 s): test 0.000 at every fraction, the grid does "
+            "not bracket (inconclusive). No trained "
+            "must-fail design that resolves the transition is known",
+        ),
+        "positive": Control(
+            {"fractions": [0.5, 0.505, 0.51, 0.515, 0.52]},
+            "reproduced",
+            "a "
+            "grid five times finer across the transition (0.50-0.52, steps of one "
+            "to two unordered pairs), where the paper's logic puts semi-grokking: "
+            "the critical size moves with each seed's data draw, and the default "
+            "grid's 0.02 steps jump over the window in which the median run is "
+            "partial. Measured: semi-grokking at 0.505 (median run 0.797 final "
+            "test, half-rise 86x the steps to fit, drift 0.008); fresh seeds 3-5 "
+            "(exploratory): at 0.52 (0.752 / 86x / 0.020). 15 runs, 144 s at load "
+            "average 5 (92 s CPU)",
+            budget="full",
+            heavy=True,
+        ),
+    }
 
     def arms(self, cfg: SemiConfig):
         axis = {"fraction": {f: {"task.train_fraction": f} for f in sorted(cfg.fractions)}}
@@ -130,37 +143,57 @@ class SemiGrokking(Claim):
         fr = sorted(cfg.fractions)
         i, n = fr.index(arm["fraction"]), len(fr)
         test = 0.02 if i == 0 else 1.0 if i == n - 1 and n >= 3 else 0.6
-        return {"t_train": 200.0, "train": 0.5 if case == "unfit" and i == n - 1 else 1.0,
-                "test": test, "t_half": 300.0 if case == "null" else 3000.0, "drift": 0.01}  # fmt: skip
+        return {
+            "t_train": 200.0,
+            "train": 0.5 if case == "unfit" and i == n - 1 else 1.0,
+            "test": test,
+            "t_half": 300.0 if case == "null" else 3000.0,
+            "drift": 0.01,
+        }
 
     def decide(self, cfg: SemiConfig, table: pd.DataFrame) -> Decision:
         t = table.assign(delay=table["t_half"] / table["t_train"])
         # the median seed itself (the run with the median final test accuracy; the lower one of
         # an even count), not the median of each measure, which can mix a partial run's test
         # accuracy with another run's drift
-        med = (t.sort_values(["fraction", "test", "seed"]).groupby("fraction")[["test", "delay", "drift"]]
-               .agg(lambda c: c.iloc[(len(c) - 1) // 2]).sort_index())  # fmt: skip
-        semi = med.index[med["test"].between(self.LOW, self.HIGH) & (med["delay"] >= self.MIN_DELAY)
-                         & (med["drift"] < self.MAX_DRIFT)].tolist()  # fmt: skip
+        med = (
+            t.sort_values(["fraction", "test", "seed"])
+            .groupby("fraction")[["test", "delay", "drift"]]
+            .agg(lambda c: c.iloc[(len(c) - 1) // 2])
+            .sort_index()
+        )
+        semi = med.index[
+            med["test"].between(self.LOW, self.HIGH)
+            & (med["delay"] >= self.MIN_DELAY)
+            & (med["drift"] < self.MAX_DRIFT)
+        ].tolist()
         brackets = bool(med["test"].min() < self.LOW and med["test"].max() >= self.HIGH)
         # absence needs a grid that resolves the transition: wherever the median run jumps from
         # below LOW straight to HIGH, the two fractions are at most one unordered pair apart
         # (2 / p^2 of the table); a wider step can jump over the semi-grokking window
         f, y = med.index.to_numpy(dtype=float), med["test"].to_numpy(dtype=float)
         one_pair = 2 / cfg.p**2 + 1e-9
-        jumps = [(a, b) for a, b, ya, yb in zip(f, f[1:], y, y[1:], strict=False)
-                 if ya < self.LOW and yb >= self.HIGH and b - a > one_pair]  # fmt: skip
-        verdict = ("reproduced" if semi else "not reproduced" if brackets and not jumps
-                   else "inconclusive")  # fmt: skip
+        jumps = [
+            (a, b)
+            for a, b, ya, yb in zip(f, f[1:], y, y[1:], strict=False)
+            if ya < self.LOW and yb >= self.HIGH and b - a > one_pair
+        ]
+        verdict = (
+            "reproduced" if semi else "not reproduced" if brackets and not jumps else "inconclusive"
+        )
         stats = {f"median_final_test_acc@{f:g}": v for f, v in med["test"].items()}
         stats |= {f"median_delay_ratio@{f:g}": v for f, v in med["delay"].items()}
-        sentence = ("Median final test accuracy / delay ratio / drift over the last fifth by "
-                    "fraction: " + ", ".join(f"{f:g}: {r.test:.3f} / {r.delay:.1f} / {r.drift:.3f}"
-                                             for f, r in med.iterrows())
-                    + f"; semi-grokking at {semi or 'no fraction'}; the grid brackets the "
-                    f"transition: {brackets}; jumps wider than one unordered pair: "
-                    f"{', '.join(f'{a:g}->{b:g}' for a, b in jumps) or 'none'} (p={cfg.p}, "
-                    f"{cfg.steps} steps).")  # fmt: skip
+        sentence = (
+            "Median final test accuracy / delay ratio / drift over the last fifth by "
+            "fraction: "
+            + ", ".join(
+                f"{f:g}: {r.test:.3f} / {r.delay:.1f} / {r.drift:.3f}" for f, r in med.iterrows()
+            )
+            + f"; semi-grokking at {semi or 'no fraction'}; the grid brackets the "
+            f"transition: {brackets}; jumps wider than one unordered pair: "
+            f"{', '.join(f'{a:g}->{b:g}' for a, b in jumps) or 'none'} (p={cfg.p}, "
+            f"{cfg.steps} steps)."
+        )
         return Decision(verdict, stats | {"semi_fractions": len(semi)}, sentence)
 
 

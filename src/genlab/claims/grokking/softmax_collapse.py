@@ -121,8 +121,13 @@ class SoftmaxCollapse(Claim):
     """Softmax collapse stalls grokking; StableMax and perpGrad avoid it (Prieto et al., #20)."""
 
     id = "grokking.softmax_collapse"
-    papers = (Ref(20, "Prieto, Barsbey, Mediano & Birdal 2025", "Grokking at the edge of "
-                  "numerical stability"),)  # fmt: skip
+    papers = (
+        Ref(
+            20,
+            "Prieto, Barsbey, Mediano & Birdal 2025",
+            "Grokking at the edge of numerical stability",
+        ),
+    )
     MAX_STALL, MIN_COLLAPSE, LEVEL = 0.5, 0.25, 0.9
     statement = (
         "Without weight decay: (1) softmax cross-entropy in float32 stalls over 80,000 full-batch "
@@ -139,10 +144,13 @@ class SoftmaxCollapse(Claim):
     # 1,500 steps cannot give StableMax the budget part (2) needs: the smoke run checks the code
     smoke_decides = False
     measures = {
-        "t90": FirstStep(TEST, "accuracy", LEVEL), "test": Final(TEST),
-        "train": Extreme(TRAIN, "accuracy"), "collapse": Final(TRAIN, "softmax_collapse"),
-        "logit_norm": Final(TRAIN, "logit_norm"), "best_test": Extreme(TEST, "accuracy"),
-    }  # fmt: skip
+        "t90": FirstStep(TEST, "accuracy", LEVEL),
+        "test": Final(TEST),
+        "train": Extreme(TRAIN, "accuracy"),
+        "collapse": Final(TRAIN, "softmax_collapse"),
+        "logit_norm": Final(TRAIN, "logit_norm"),
+        "best_test": Extreme(TEST, "accuracy"),
+    }
     # every arm the claim is about must fit; the weight-decay arm is the reference recipe, and
     # must generalize: else the table is below its critical size and no arm could grok
     fit = Fit("train", 0.99, where={"arm": ("softmax", "stablemax", "float64", "perpgrad")})
@@ -150,21 +158,30 @@ class SoftmaxCollapse(Claim):
     floor = NotApplicable("floor", "the softmax arm staying at chance is part of the claim")
     figure = Curves((TEST,), by="arm")
     controls = {
-        "negative": Control({"softmax_weight_decay": 1.0, "long_steps": 3000,
-                             "arms": ["softmax", "perpgrad", "adamw_wd"]}, "not reproduced",
-                            "softmax with weight decay 1: by Prieto et al., regularisation "
-                            "prevents softmax collapse and softmax generalizes, so part (1) must "
-                            "fail (its 3,000 steps keep it apart from the 1,500-step reference "
-                            "run, which has the same recipe; no StableMax arm: the smoke budget "
-                            "cannot give it its steps)", slow=True),
-    }  # fmt: skip
+        "negative": Control(
+            {
+                "softmax_weight_decay": 1.0,
+                "long_steps": 3000,
+                "arms": ["softmax", "perpgrad", "adamw_wd"],
+            },
+            "not reproduced",
+            "softmax with weight decay 1: by Prieto et al., regularisation "
+            "prevents softmax collapse and softmax generalizes, so part (1) must "
+            "fail (its 3,000 steps keep it apart from the 1,500-step reference "
+            "run, which has the same recipe; no StableMax arm: the smoke budget "
+            "cannot give it its steps)",
+            slow=True,
+        ),
+    }
 
     def arms(self, cfg: SoftmaxCollapseConfig):
         base = mlp_base(cfg, cfg.train_fraction, ("accuracy", "softmax_collapse", "logit_norm"), 40)
         base["model"]["params"]["depth"] = 2
         if cfg.input == "onehot":  # one-hot a and b (not '='), no biases: the authors' MLP
-            base["model"] = {"name": "mlp_onehot",
-                             "params": {"width": cfg.width, "depth": 2, "tokens": 2}}  # fmt: skip
+            base["model"] = {
+                "name": "mlp_onehot",
+                "params": {"width": cfg.width, "depth": 2, "tokens": 2},
+            }
         base["optimizer"].update(weight_decay=0.0, betas=[0.9, 0.99], eps=1e-25)
         base["method"] = {"name": "erm"}
         axis = {}
@@ -175,8 +192,9 @@ class SoftmaxCollapse(Claim):
             if wd:
                 over["optimizer.weight_decay"] = wd
             if a in STOPS:
-                over["stop"] = [{"split": TEST, "metric": "accuracy", "threshold": self.LEVEL,
-                                 "patience": 1}]  # fmt: skip
+                over["stop"] = [
+                    {"split": TEST, "metric": "accuracy", "threshold": self.LEVEL, "patience": 1}
+                ]
             axis[a] = over
         return Design(base, axes={"arm": axis}, seeds=cfg.seeds).expand()
 
@@ -185,16 +203,32 @@ class SoftmaxCollapse(Claim):
         (steps 8,000, 10,000), perpGrad at 200 before AdamW + weight decay at 1500; null: softmax
         generalizes (500, nothing collapsed), StableMax never, perpGrad at 2000 after the
         reference at 500; unfit: as the effect, StableMax's train accuracy stops at 0.5."""
-        effect = {"softmax": math.nan, "stablemax": 8000.0, "float64": 10000.0,
-                  "perpgrad": 200.0, "adamw_wd": 1500.0}  # fmt: skip
-        null = {"softmax": 500.0, "stablemax": math.nan, "float64": 1000.0, "perpgrad": 2000.0,
-                "adamw_wd": 500.0}  # fmt: skip
+        effect = {
+            "softmax": math.nan,
+            "stablemax": 8000.0,
+            "float64": 10000.0,
+            "perpgrad": 200.0,
+            "adamw_wd": 1500.0,
+        }
+        null = {
+            "softmax": 500.0,
+            "stablemax": math.nan,
+            "float64": 1000.0,
+            "perpgrad": 2000.0,
+            "adamw_wd": 500.0,
+        }
         t90 = (null if case == "null" else effect)[arm["arm"]]
         test = 0.03 if math.isnan(t90) else 0.95
         collapse = 0.6 if arm["arm"] == "softmax" and case != "null" else 0.0
         train = 0.5 if case == "unfit" and arm["arm"] == "stablemax" else 1.0
-        return {"t90": t90, "test": test, "train": train, "collapse": collapse,
-                "logit_norm": 100.0, "best_test": test}  # fmt: skip
+        return {
+            "t90": t90,
+            "test": test,
+            "train": train,
+            "collapse": collapse,
+            "logit_norm": 100.0,
+            "best_test": test,
+        }
 
     def decide(self, cfg: SoftmaxCollapseConfig, table: pd.DataFrame) -> Decision:
         by = {a: table[table["arm"] == a] for a in cfg.arms}
@@ -202,15 +236,21 @@ class SoftmaxCollapse(Claim):
         parts: dict[str, Part] = {}
         if "softmax" in by:
             d = by["softmax"]
-            parts["softmax_stalls"] = seeds_part((d["test"] < self.MAX_STALL)
-                                                 & (d["collapse"] >= self.MIN_COLLAPSE))  # fmt: skip
+            parts["softmax_stalls"] = seeds_part(
+                (d["test"] < self.MAX_STALL) & (d["collapse"] >= self.MIN_COLLAPSE)
+            )
         if "stablemax" in by:
             parts["stablemax_generalizes"] = seeds_part(by["stablemax"]["t90"].notna())
         if "perpgrad" in by and "adamw_wd" in by:
             parts["perpgrad_faster"] = "holds" if steps["perpgrad"] < steps["adamw_wd"] else "fails"
         states = set(parts.values())
-        verdict: Verdict = ("not reproduced" if "fails" in states else
-                            "reproduced" if states == {"holds"} else "inconclusive")  # fmt: skip
+        verdict: Verdict = (
+            "not reproduced"
+            if "fails" in states
+            else "reproduced"
+            if states == {"holds"}
+            else "inconclusive"
+        )
         summary = table.groupby("arm")[["test", "collapse", "logit_norm"]].median()
         stats = (
             {f"{p}_holds": float(v == "holds") for p, v in parts.items()}
@@ -219,12 +259,17 @@ class SoftmaxCollapse(Claim):
             | {f"{a}_median_{c}": summary.loc[a, c] for a in summary.index for c in summary.columns}
         )
         seen = {a: int(d["t90"].notna().sum()) for a, d in by.items()}
-        sentence = (f"parts: {', '.join(f'{p} {v}' for p, v in parts.items())}; "
-                    + "; ".join(f"{a}: test {summary.loc[a, 'test']:.3f}, {seen[a]}/{len(by[a])} "
-                                f"seeds reach 90% (median step {steps[a]:g}), train collapse "
-                                f"{summary.loc[a, 'collapse']:.2f}" for a in by)
-                    + f" (medians over seeds; p={cfg.p}, loss arms {cfg.long_steps} steps, "
-                    f"perpGrad and the reference {cfg.steps}).")  # fmt: skip
+        sentence = (
+            f"parts: {', '.join(f'{p} {v}' for p, v in parts.items())}; "
+            + "; ".join(
+                f"{a}: test {summary.loc[a, 'test']:.3f}, {seen[a]}/{len(by[a])} "
+                f"seeds reach 90% (median step {steps[a]:g}), train collapse "
+                f"{summary.loc[a, 'collapse']:.2f}"
+                for a in by
+            )
+            + f" (medians over seeds; p={cfg.p}, loss arms {cfg.long_steps} steps, "
+            f"perpGrad and the reference {cfg.steps})."
+        )
         return Decision(verdict, stats, sentence)
 
 

@@ -33,8 +33,11 @@ from genlab.report.claim_figures import Curves
 
 # the controls switch where the full budget does, with as many steps after the switch as before
 SWITCH = {"switch_step": 1500, "steps": 3000}
-VARMA = Ref(116, "Varma, Shah, Kenton, Kram\u00e1r & Kumar 2023",
-            "Explaining grokking through circuit efficiency")  # fmt: skip
+VARMA = Ref(
+    116,
+    "Varma, Shah, Kenton, Kram\u00e1r & Kumar 2023",
+    "Explaining grokking through circuit efficiency",
+)
 
 
 def before_switch(split: str) -> Derived:
@@ -54,8 +57,9 @@ class UngrokkingConfig(MLPConfig):
     """Grok on ``train_fraction`` of the table, then continue on ``keep_fractions`` of it."""
 
     train_fraction: float = Field(0.6, gt=0, lt=1)
-    keep_fractions: list[float] = Field([0.1, 0.2, 0.3, 0.45], min_length=2,
-                                        description="subset sizes, as fractions of the table")  # fmt: skip
+    keep_fractions: list[float] = Field(
+        [0.1, 0.2, 0.3, 0.45], min_length=2, description="subset sizes, as fractions of the table"
+    )
     switch_step: int = Field(1500, ge=1)
     steps: int = Field(4000, ge=2)
 
@@ -88,30 +92,50 @@ class Ungrokking(Claim):
         "embedding-MLP on mod 23 (full-batch AdamW), the subset switch at a fixed step."
     )
     smoke_decides = False  # the smoke switch (step 1,200) comes mid-transition (measured)
-    budgets = {"smoke": {"keep_fractions": [0.1, 0.45], "seeds": 1, "switch_step": 1200,
-                         "steps": 2400}, "full": {}}  # fmt: skip
+    budgets = {
+        "smoke": {"keep_fractions": [0.1, 0.45], "seeds": 1, "switch_step": 1200, "steps": 2400},
+        "full": {},
+    }
     GROKKED, UNGROKKED = 0.9, 0.5
-    measures = {"train_at_switch": before_switch(TRAIN), "test_at_switch": before_switch(TEST),
-                "test": Final(TEST)}  # fmt: skip
+    measures = {
+        "train_at_switch": before_switch(TRAIN),
+        "test_at_switch": before_switch(TEST),
+        "test": Final(TEST),
+    }
     fit = Fit("train_at_switch", 0.99)
     extra_guards = (Fit("test_at_switch", GROKKED),)  # grokked before the switch
     floor = NotApplicable("floor", "the smallest subset falling to chance is the effect")
     aggregate = "median"
     figure = Curves((TEST,), by="keep_fraction", logx=False)
     controls = {
-        "negative": Control({"keep_fractions": [0.45, 0.55], **SWITCH}, "not reproduced",
-                            "subsets above the critical size: the generalizing circuit stays the "
-                            "more efficient one, so no subset ungrokks", slow=True),
-        "positive": Control({"keep_fractions": [0.15, 0.5], **SWITCH}, "reproduced", "other subsets on "
-                            "both sides of the critical size (between 0.3 and 0.45 at the full "
-                            "budget): 0.15 of the table ungrokks, 0.5 retains", slow=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"keep_fractions": [0.45, 0.55], **SWITCH},
+            "not reproduced",
+            "subsets above the critical size: the generalizing circuit stays the "
+            "more efficient one, so no subset ungrokks",
+            slow=True,
+        ),
+        "positive": Control(
+            {"keep_fractions": [0.15, 0.5], **SWITCH},
+            "reproduced",
+            "other subsets on "
+            "both sides of the critical size (between 0.3 and 0.45 at the full "
+            "budget): 0.15 of the table ungrokks, 0.5 retains",
+            slow=True,
+        ),
+    }
 
     def arms(self, cfg: UngrokkingConfig):
         base = mlp_base(cfg, cfg.train_fraction, evals=cfg.steps * 15 // cfg.switch_step)
-        keep = {f: {"method": {"name": "subset_switch", "params": {
-            "switch_step": cfg.switch_step, "keep": max(1, round(f * cfg.p**2))}}}
-            for f in sorted(cfg.keep_fractions)}  # fmt: skip
+        keep = {
+            f: {
+                "method": {
+                    "name": "subset_switch",
+                    "params": {"switch_step": cfg.switch_step, "keep": max(1, round(f * cfg.p**2))},
+                }
+            }
+            for f in sorted(cfg.keep_fractions)
+        }
         return Design(base, axes={"keep_fraction": keep}, seeds=cfg.seeds).expand()
 
     def synthetic(self, cfg: UngrokkingConfig, arm: dict, case: Case) -> dict[str, float]:
@@ -120,19 +144,25 @@ class Ungrokking(Claim):
         training set at the switch (train 0.5)."""
         keep = sorted(cfg.keep_fractions).index(arm["keep_fraction"])
         large = keep == len(cfg.keep_fractions) - 1
-        return {"train_at_switch": 0.5 if case == "unfit" and large else 1.0,
-                "test_at_switch": 0.99, "test": 0.02 if keep == 0 and case != "null" else 0.99}  # fmt: skip
+        return {
+            "train_at_switch": 0.5 if case == "unfit" and large else 1.0,
+            "test_at_switch": 0.99,
+            "test": 0.02 if keep == 0 and case != "null" else 0.99,
+        }
 
     def decide(self, cfg: UngrokkingConfig, table: pd.DataFrame) -> Decision:
         med = table.groupby("keep_fraction")["test"].median().sort_index()
         ungrok, retain = bool(med.iloc[0] < self.UNGROKKED), bool(med.iloc[-1] >= self.GROKKED)
-        verdict = ("reproduced" if ungrok and retain else "inconclusive" if ungrok
-                   else "not reproduced")  # fmt: skip
+        verdict = (
+            "reproduced" if ungrok and retain else "inconclusive" if ungrok else "not reproduced"
+        )
         stats = {f"median_final_test_acc@{f:g}": v for f, v in med.items()}
-        sentence = ("Median final test accuracy by subset fraction: "
-                    + ", ".join(f"{f:g}: {v:.3f}" for f, v in med.items())
-                    + f" (grokked on {cfg.train_fraction} of p={cfg.p}, switch at step "
-                    f"{cfg.switch_step} of {cfg.steps}, weight decay {cfg.weight_decay}).")  # fmt: skip
+        sentence = (
+            "Median final test accuracy by subset fraction: "
+            + ", ".join(f"{f:g}: {v:.3f}" for f, v in med.items())
+            + f" (grokked on {cfg.train_fraction} of p={cfg.p}, switch at step "
+            f"{cfg.switch_step} of {cfg.steps}, weight decay {cfg.weight_decay})."
+        )
         return Decision(verdict, stats | {"ungrokks": ungrok, "retains": retain}, sentence)
 
 

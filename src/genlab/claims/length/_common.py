@@ -45,21 +45,37 @@ class LengthConfig(Params):
     @model_validator(mode="after")
     def _extrapolates(self) -> LengthConfig:
         if self.test_max <= self.train_length:
-            raise ValueError(f"test_max ({self.test_max}) must be above train_length "
-                             f"({self.train_length}): the claim is about extrapolation")  # fmt: skip
+            raise ValueError(
+                f"test_max ({self.test_max}) must be above train_length "
+                f"({self.train_length}): the claim is about extrapolation"
+            )
         return self
 
 
 def lengths(cfg: LengthConfig) -> dict[str, int]:
     """The length and size params every length task takes."""
-    return {"train_length": cfg.train_length, "test_max": cfg.test_max, "n_val": 200,
-            "n_test_lengths": cfg.n_test_lengths, "n_train": cfg.n_train, "n_test": cfg.n_test}  # fmt: skip
+    return {
+        "train_length": cfg.train_length,
+        "test_max": cfg.test_max,
+        "n_val": 200,
+        "n_test_lengths": cfg.n_test_lengths,
+        "n_train": cfg.n_train,
+        "n_test": cfg.n_test,
+    }
 
 
 def transformer(cfg: LengthConfig, **params: Any) -> dict[str, Any]:
     """The decoder-only transformer of ``cfg`` (4 heads), ``params`` overriding."""
-    return {"name": "transformer", "params": {"d_model": cfg.d_model, "n_heads": 4,
-            "n_layers": cfg.n_layers, "positional": cfg.positional, **params}}  # fmt: skip
+    return {
+        "name": "transformer",
+        "params": {
+            "d_model": cfg.d_model,
+            "n_heads": 4,
+            "n_layers": cfg.n_layers,
+            "positional": cfg.positional,
+            **params,
+        },
+    }
 
 
 def length_run(task: dict[str, Any], model: dict[str, Any], cfg: LengthConfig) -> dict[str, Any]:
@@ -67,13 +83,19 @@ def length_run(task: dict[str, Any], model: dict[str, Any], cfg: LengthConfig) -
     tenth of the budget, stopped once the in-distribution exact match has held >= 0.99 for two
     evaluations (fitted; the budget is then not spent on an arm that is done)."""
     return {
-        "task": task, "model": model, "steps": cfg.steps, "batch_size": cfg.batch_size,
+        "task": task,
+        "model": model,
+        "steps": cfg.steps,
+        "batch_size": cfg.batch_size,
         "optimizer": {"name": "adamw", "lr": cfg.lr, "grad_clip": 1.0},
-        "eval": {"every": max(cfg.steps // 10, 1), "log_points": 0,
-                 "probes": [{"name": "length_accuracy"}]},
+        "eval": {
+            "every": max(cfg.steps // 10, 1),
+            "log_points": 0,
+            "probes": [{"name": "length_accuracy"}],
+        },
         "stop": [{"split": VAL, "metric": "accuracy", "threshold": 0.99, "patience": 2}],
         "checkpoint_every": max(cfg.steps // 2, 1),
-    }  # fmt: skip
+    }
 
 
 def at_length(i: int, metric: str = "accuracy") -> Derived:
@@ -112,9 +134,10 @@ def beats(table: pd.DataFrame, key: str, method: Any, base: Any, level: float, g
     """The two intervals of a method-vs-baseline claim: the method arm reaches ``level`` and beats
     the baseline by ``gap`` (paired by seed, CI above 0). The arms each reads: ``[method, [method,
     base]]`` (``LengthClaim.decision``'s ``reads``)."""
-    return [reaches(f"ood({method})", table.loc[table[key] == method, "ood"], level),
-            Interval.of(f"ood({method}) - ood({base})", paired(table, key, method, base),
-                        smallest=gap)]  # fmt: skip
+    return [
+        reaches(f"ood({method})", table.loc[table[key] == method, "ood"], level),
+        Interval.of(f"ood({method}) - ood({base})", paired(table, key, method, base), smallest=gap),
+    ]
 
 
 class LengthClaim(Claim):
@@ -123,11 +146,17 @@ class LengthClaim(Claim):
     has not learned its training lengths says nothing about extrapolation), the floor declaration
     and the design of a transformer run per arm."""
 
-    measures = {"val": Final(VAL), "ood": Final(OUT_OF_RANGE),
-                "ood_token": Final(OUT_OF_RANGE, "token_accuracy")}  # fmt: skip
+    measures = {
+        "val": Final(VAL),
+        "ood": Final(OUT_OF_RANGE),
+        "ood_token": Final(OUT_OF_RANGE, "token_accuracy"),
+    }
     fit = Fit("val", 0.9)
-    floor = NotApplicable("floor", "the fit guard makes every arm learn the training lengths; "
-                          "the claimed arm at 0 beyond them is then the refutation")  # fmt: skip
+    floor = NotApplicable(
+        "floor",
+        "the fit guard makes every arm learn the training lengths; "
+        "the claimed arm at 0 beyond them is then the refutation",
+    )
 
     @staticmethod
     def values(ood: float, fit: bool = True) -> dict[str, float]:
@@ -142,9 +171,16 @@ class LengthClaim(Claim):
         base = length_run(task, model or transformer(cfg), cfg)
         return Design(base, axes, seeds=cfg.seeds).expand()
 
-    def decision(self, ivs: Sequence[Interval], cfg: LengthConfig, table: pd.DataFrame,
-                 key: str, order: Sequence[Any], unit: str = "",
-                 reads: Sequence[Any] | None = None) -> Decision:  # fmt: skip
+    def decision(
+        self,
+        ivs: Sequence[Interval],
+        cfg: LengthConfig,
+        table: pd.DataFrame,
+        key: str,
+        order: Sequence[Any],
+        unit: str = "",
+        reads: Sequence[Any] | None = None,
+    ) -> Decision:
         """Reproduced when every interval holds, not reproduced when one is refuted; the
         estimates as statistics, the setting and each arm's seed means as the sentence.
         ``reads``: per interval, the arm (value of ``key``, or a list of them) it is drawn from; a
@@ -152,15 +188,24 @@ class LengthClaim(Claim):
         guard judges those alone (an arm it does not read may not have fit). ``None``: every
         arm."""
         g = table.groupby(key, sort=False)[["ood", "ood_token", "val"]].mean()
-        arms = ", ".join(f"{a} {g.loc[a, 'ood']:.3f} [token {g.loc[a, 'ood_token']:.3f}] (val "
-                         f"{g.loc[a, 'val']:.3f})" for a in order if a in g.index)  # fmt: skip
-        sentence = (f"Out-of-range exact match (train <= {cfg.train_length}{unit}, test to "
-                    f"{cfg.test_max}, {cfg.positional}): {arms}.")  # fmt: skip
+        arms = ", ".join(
+            f"{a} {g.loc[a, 'ood']:.3f} [token {g.loc[a, 'ood_token']:.3f}] (val "
+            f"{g.loc[a, 'val']:.3f})"
+            for a in order
+            if a in g.index
+        )
+        sentence = (
+            f"Out-of-range exact match (train <= {cfg.train_length}{unit}, test to "
+            f"{cfg.test_max}, {cfg.positional}): {arms}."
+        )
         verdict = combine([iv.verdict() for iv in ivs])
         read = None
         if verdict == "not reproduced" and reads is not None:
-            read = self.refuting(table, key, [r for iv, r in zip(ivs, reads, strict=True)
-                                              if iv.verdict() == "not reproduced"])  # fmt: skip
+            read = self.refuting(
+                table,
+                key,
+                [r for iv, r in zip(ivs, reads, strict=True) if iv.verdict() == "not reproduced"],
+            )
         return Decision(verdict, {iv.name: iv.estimate for iv in ivs}, sentence, list(ivs), read)
 
     def refuting(self, table: pd.DataFrame, key: str, refuted: Sequence[Any]) -> list[dict]:

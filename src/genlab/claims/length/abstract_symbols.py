@@ -58,8 +58,9 @@ from genlab.report.claim_figures import ArmBars
 class SymbolsConfig(Params):
     """Data grid, models and budget of ``length.abstract_symbols``."""
 
-    sizes: list[int] = Field(default_factory=lambda: [64, 256, 1024, 4096],
-                             description="training-set sizes, rising")  # fmt: skip
+    sizes: list[int] = Field(
+        default_factory=lambda: [64, 256, 1024, 4096], description="training-set sizes, rising"
+    )
     templates: list[str] = Field(default_factory=lambda: ["aa", "ab"], description="same/diff")
     n_symbols_train: int = Field(100, ge=2)
     n_symbols_test: int = Field(100, ge=2)
@@ -96,8 +97,13 @@ class AbstractSymbols(Claim):
     """Two identity parameters per head cut the data needed for same/different (#96)."""
 
     id = "length.abstract_symbols"
-    papers = (Ref(96, "Boix-Adsera, Saremi, Abbe, Bengio, Littwin & Susskind 2024", "When can "
-                  "transformers reason with abstract symbols?"),)  # fmt: skip
+    papers = (
+        Ref(
+            96,
+            "Boix-Adsera, Saremi, Abbe, Bengio, Littwin & Susskind 2024",
+            "When can transformers reason with abstract symbols?",
+        ),
+    )
     statement = (
         "On the same/different template task scored on symbols never seen in training, every "
         "run fitting its training set (accuracy >= 0.99), the smallest training size at which "
@@ -114,53 +120,97 @@ class AbstractSymbols(Claim):
     smoke_decides = False
     TARGET, FACTOR = 0.9, 2.0
     budgets = {
-        "smoke": {"sizes": [256, 2048], "n_symbols_train": 20, "n_symbols_test": 20,
-                  "n_test": 200, "d_model": 32, "n_layers": 1, "steps": 400, "lr": 3e-3,
-                  "seeds": 1},
+        "smoke": {
+            "sizes": [256, 2048],
+            "n_symbols_train": 20,
+            "n_symbols_test": 20,
+            "n_test": 200,
+            "d_model": 32,
+            "n_layers": 1,
+            "steps": 400,
+            "lr": 3e-3,
+            "seeds": 1,
+        },
         "full": {},
-    }  # fmt: skip
+    }
     measures = {"train": Final("train/main"), "unseen": Final("test/unseen_symbols")}
     fit = Fit("train", 0.99)
     floor = Floor("unseen", 0.55)  # chance is 0.5 with two templates
     figure = ArmBars("unseen", by=("n_train", "arm"), lines=(("target", TARGET),))
     controls = {
-        "negative": Control({"modified_qk": False, "seeds": 3}, "not reproduced", "Boix-Adsera et "
-                            "al.: the a_h I term in the query-key product is what lets attention "
-                            "compare symbols; b_h I alone adds nothing a same/different read-out "
-                            "needs (3 seeds: the intervals a 'reproduced' needs exist)",
-                            slow=True),
-        "positive": Control({"n_heads": 1}, "reproduced", "one head 64 wide (the paper's head "
-                            "width) in the paper's network: measured at full, modified "
-                            "0.592/0.748/0.950/0.907 (1024: [0.906, 0.993]) against vanilla "
-                            "0.561/0.699/0.832/0.743 (1024: [0.771, 0.893]), needs 1024 vs never",
-                            budget="full", heavy=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"modified_qk": False, "seeds": 3},
+            "not reproduced",
+            "Boix-Adsera et "
+            "al.: the a_h I term in the query-key product is what lets attention "
+            "compare symbols; b_h I alone adds nothing a same/different read-out "
+            "needs (3 seeds: the intervals a 'reproduced' needs exist)",
+            slow=True,
+        ),
+        "positive": Control(
+            {"n_heads": 1},
+            "reproduced",
+            "one head 64 wide (the paper's head "
+            "width) in the paper's network: measured at full, modified "
+            "0.592/0.748/0.950/0.907 (1024: [0.906, 0.993]) against vanilla "
+            "0.561/0.699/0.832/0.743 (1024: [0.771, 0.893]), needs 1024 vs never",
+            budget="full",
+            heavy=True,
+        ),
+    }
 
     def arms(self, cfg: SymbolsConfig):
-        common = {"d_model": cfg.d_model, "n_heads": cfg.n_heads, "n_layers": cfg.n_layers,
-                  "positional": cfg.positional}  # fmt: skip
+        common = {
+            "d_model": cfg.d_model,
+            "n_heads": cfg.n_heads,
+            "n_layers": cfg.n_layers,
+            "positional": cfg.positional,
+        }
         # the network for both arms (both ways and a CLS read-out: the paper's); the model leaves
         # these params out of run ids at its defaults (``quiet_defaults``), so the causal form,
         # whose vanilla arm is the plain ``transformer``, keeps its ids
         net = {"causal": cfg.causal, "readout": cfg.readout}
-        modified = {"name": "transformer_symbolic", "params": {
-            **common, **net, "identity_scale": cfg.identity_scale, "identity_qk": cfg.modified_qk,
-            "identity_vo": cfg.modified_vo, "identity_init": cfg.identity_init}}  # fmt: skip
+        modified = {
+            "name": "transformer_symbolic",
+            "params": {
+                **common,
+                **net,
+                "identity_scale": cfg.identity_scale,
+                "identity_qk": cfg.modified_qk,
+                "identity_vo": cfg.modified_vo,
+                "identity_init": cfg.identity_init,
+            },
+        }
         causal_form = cfg.causal and cfg.readout == "last"
-        vanilla = ({"name": "transformer", "params": common} if causal_form else
-                   {"name": "transformer_symbolic", "params": {
-                       **common, **net, "identity_qk": False, "identity_vo": False}})  # fmt: skip
+        vanilla = (
+            {"name": "transformer", "params": common}
+            if causal_form
+            else {
+                "name": "transformer_symbolic",
+                "params": {**common, **net, "identity_qk": False, "identity_vo": False},
+            }
+        )
         base = {
-            "task": {"name": "seq_templates", "params": {
-                "templates": cfg.templates, "n_symbols_train": cfg.n_symbols_train,
-                "n_symbols_test": cfg.n_symbols_test, "n_val": 200, "n_test": cfg.n_test}},
-            "model": vanilla, "steps": cfg.steps,
-            "batch_size": cfg.batch_size, "optimizer": {"name": "adamw", "lr": cfg.lr,
-                                                        "grad_clip": 1.0},
+            "task": {
+                "name": "seq_templates",
+                "params": {
+                    "templates": cfg.templates,
+                    "n_symbols_train": cfg.n_symbols_train,
+                    "n_symbols_test": cfg.n_symbols_test,
+                    "n_val": 200,
+                    "n_test": cfg.n_test,
+                },
+            },
+            "model": vanilla,
+            "steps": cfg.steps,
+            "batch_size": cfg.batch_size,
+            "optimizer": {"name": "adamw", "lr": cfg.lr, "grad_clip": 1.0},
             "eval": {"every": cfg.steps, "log_points": 0, "probes": [{"name": "accuracy"}]},
-        }  # fmt: skip
-        axes = {"n_train": {n: {"task.params.n_train": n} for n in cfg.sizes},
-                "arm": {"vanilla": {}, "modified": {"model": modified}}}  # fmt: skip
+        }
+        axes = {
+            "n_train": {n: {"task.params.n_train": n} for n in cfg.sizes},
+            "arm": {"vanilla": {}, "modified": {"model": modified}},
+        }
         return Design(base, axes, seeds=cfg.seeds).expand()
 
     def synthetic(self, cfg: SymbolsConfig, arm: dict, case: Case) -> dict[str, float]:
@@ -193,15 +243,22 @@ class AbstractSymbols(Claim):
 
             t = self.TARGET
             ivs = [Interval.of(f"modified at {mod:g}", acc("modified", mod), null=t, smallest=t)]
-            ivs += [Interval.of(f"vanilla at {n:g}", acc("vanilla", n), null=t, smallest=t,
-                                above=False) for n in cfg.sizes if mod <= n < mod * self.FACTOR]  # fmt: skip
+            ivs += [
+                Interval.of(f"vanilla at {n:g}", acc("vanilla", n), null=t, smallest=t, above=False)
+                for n in cfg.sizes
+                if mod <= n < mod * self.FACTOR
+            ]
             verdict = "reproduced"
         else:
             verdict = "inconclusive"
-        text = "; ".join(f"{arm} " + ", ".join(f"{n}: {a:.3f}" for n, a in curve[arm].items())
-                         for arm in ("vanilla", "modified"))  # fmt: skip
-        sentence = (f"Unseen-symbol accuracy by training size ({text}); data needed for "
-                    f"{self.TARGET}: vanilla {van:g}, modified {mod:g}.")  # fmt: skip
+        text = "; ".join(
+            f"{arm} " + ", ".join(f"{n}: {a:.3f}" for n, a in curve[arm].items())
+            for arm in ("vanilla", "modified")
+        )
+        sentence = (
+            f"Unseen-symbol accuracy by training size ({text}); data needed for "
+            f"{self.TARGET}: vanilla {van:g}, modified {mod:g}."
+        )
         stats = {"n_needed_vanilla": van, "n_needed_modified": mod}
         return Decision(verdict, stats, sentence, ivs)
 

@@ -58,8 +58,13 @@ class AdditionFormat(LengthClaim):
     """Reversed digits with index hints extrapolate on addition; without hints they do not (#42)."""
 
     id = "length.addition_format"
-    papers = (Ref(42, "Zhou, Alon, Chen, Wang, Agarwal & Zhou 2024", "Transformers can achieve "
-                  "length generalization but not robustly"),)  # fmt: skip
+    papers = (
+        Ref(
+            42,
+            "Zhou, Alon, Chen, Wang, Agarwal & Zhou 2024",
+            "Transformers can achieve length generalization but not robustly",
+        ),
+    )
     statement = (
         "Trained on 1..L-digit addition with FIRE, both formats fitting (val exact match >= 0.9), "
         "and scored by exact match averaged over longer operands (per seed): reversed digits with "
@@ -69,23 +74,42 @@ class AdditionFormat(LengthClaim):
     )
     Config = AdditionConfig
     scope = "proxy"
-    scope_note = ("Zhou et al. train ~25M-parameter transformers on 1-40 digits with FIRE plus "
-                  "randomised positions and test to 100; genlab trains a 2-layer d=64 FIRE model "
-                  "on 1-5 digits, tests 6-10, without randomised positions.")  # fmt: skip
+    scope_note = (
+        "Zhou et al. train ~25M-parameter transformers on 1-40 digits with FIRE plus "
+        "randomised positions and test to 100; genlab trains a 2-layer d=64 FIRE model "
+        "on 1-5 digits, tests 6-10, without randomised positions."
+    )
     smoke_decides = False
     budgets = {
-        "smoke": {"train_length": 2, "test_max": 4, "n_test_lengths": 2, "n_train": 2000,
-                  "n_test": 50, "d_model": 32, "steps": 1000, "lr": 3e-3, "seeds": 2},
+        "smoke": {
+            "train_length": 2,
+            "test_max": 4,
+            "n_test_lengths": 2,
+            "n_train": 2000,
+            "n_test": 50,
+            "d_model": 32,
+            "steps": 1000,
+            "lr": 3e-3,
+            "seeds": 2,
+        },
         "full": {"steps": 4000, "lr": 2e-3},
-    }  # fmt: skip
+    }
     figure = LengthCurves(line="format", train_length="auto")
     controls = {
         "negative": Control(
-            {"method": "reversed", "baseline": "plain", "train_length": 1, "test_max": 3,
-             "steps": 600},
-            "not reproduced", "Zhou et al.: without index hints reversed digits do not "
-            "extrapolate (here from one digit, which both formats fit, to two and three)", slow=True),
-    }  # fmt: skip
+            {
+                "method": "reversed",
+                "baseline": "plain",
+                "train_length": 1,
+                "test_max": 3,
+                "steps": 600,
+            },
+            "not reproduced",
+            "Zhou et al.: without index hints reversed digits do not "
+            "extrapolate (here from one digit, which both formats fit, to two and three)",
+            slow=True,
+        ),
+    }
 
     def arms(self, cfg: AdditionConfig):
         axes = {"format": {f: {"task.params.format": f} for f in (cfg.method, cfg.baseline)}}
@@ -99,10 +123,19 @@ class AdditionFormat(LengthClaim):
 
     def decide(self, cfg: AdditionConfig, table):
         ood = table.groupby("format")["ood"]
-        ivs = [reaches(f"ood({cfg.method})", ood.get_group(cfg.method), 0.5),
-               stays_below(f"ood({cfg.baseline})", ood.get_group(cfg.baseline), 0.1, null=0.5)]  # fmt: skip
-        return self.decision(ivs, cfg, table, "format", [cfg.method, cfg.baseline], " digits",
-                             reads=[cfg.method, cfg.baseline])  # fmt: skip
+        ivs = [
+            reaches(f"ood({cfg.method})", ood.get_group(cfg.method), 0.5),
+            stays_below(f"ood({cfg.baseline})", ood.get_group(cfg.baseline), 0.1, null=0.5),
+        ]
+        return self.decision(
+            ivs,
+            cfg,
+            table,
+            "format",
+            [cfg.method, cfg.baseline],
+            " digits",
+            reads=[cfg.method, cfg.baseline],
+        )
 
 
 register(AdditionFormat())

@@ -70,16 +70,29 @@ from genlab.tasks.formal_generators import FORMAL_TASKS
 Arch = Literal["rnn", "stack_rnn", "tape_rnn", "transformer", "lstm"]
 Level = Literal["R", "DCF", "CS"]
 RuleTask = Literal[
-    "modular_arithmetic", "parity_check", "cycle_navigation", "stack_manipulation",
-    "reverse_string", "modular_arithmetic_brackets", "duplicate_string", "missing_duplicate",
-    "odd_first", "binary_addition",
-]  # fmt: skip
-COLUMNS = {"rnn": "RNN", "stack_rnn": "Stack-RNN", "tape_rnn": "Tape-RNN",
-           "transformer": "Transformer", "lstm": "LSTM"}  # Table 2's column order  # fmt: skip
+    "modular_arithmetic",
+    "parity_check",
+    "cycle_navigation",
+    "stack_manipulation",
+    "reverse_string",
+    "modular_arithmetic_brackets",
+    "duplicate_string",
+    "missing_duplicate",
+    "odd_first",
+    "binary_addition",
+]
+COLUMNS = {
+    "rnn": "RNN",
+    "stack_rnn": "Stack-RNN",
+    "tape_rnn": "Tape-RNN",
+    "transformer": "Transformer",
+    "lstm": "LSTM",
+}  # Table 2's column order
 LEVEL_RULE: dict[str, list[str]] = {
-    "R": ["rnn", "stack_rnn", "tape_rnn", "lstm"], "DCF": ["stack_rnn", "tape_rnn"],
+    "R": ["rnn", "stack_rnn", "tape_rnn", "lstm"],
+    "DCF": ["stack_rnn", "tape_rnn"],
     "CS": ["tape_rnn"],
-}  # fmt: skip
+}
 
 
 class ChomskyConfig(Params):
@@ -109,8 +122,10 @@ class ChomskyConfig(Params):
         if not self.tasks or not self.archs:
             raise ValueError("tasks and archs must not be empty")
         if self.test_max <= self.train_length:
-            raise ValueError(f"test_max ({self.test_max}) must be above train_length "
-                             f"({self.train_length}): the claim is about extrapolation")  # fmt: skip
+            raise ValueError(
+                f"test_max ({self.test_max}) must be above train_length "
+                f"({self.train_length}): the claim is about extrapolation"
+            )
         if any(lr <= 0 for lr in self.lrs):
             raise ValueError("lrs must all be > 0")
         return self
@@ -118,9 +133,15 @@ class ChomskyConfig(Params):
 
 def model(arch: str, cfg: ChomskyConfig) -> dict[str, Any]:
     if arch == "transformer":
-        return {"name": "transformer_encoder", "params": {
-            "d_model": cfg.d_model, "n_heads": 4, "n_layers": cfg.n_layers,
-            "positional": "sinusoidal"}}  # fmt: skip
+        return {
+            "name": "transformer_encoder",
+            "params": {
+                "d_model": cfg.d_model,
+                "n_heads": 4,
+                "n_layers": cfg.n_layers,
+                "positional": "sinusoidal",
+            },
+        }
     if arch in ("stack_rnn", "tape_rnn"):  # memory sized per input: see the module docstring
         return {"name": arch, "params": {"hidden": cfg.hidden, "memory_per_input": True}}
     return {"name": arch, "params": {"hidden": cfg.hidden}}
@@ -130,8 +151,14 @@ class Chomsky(Claim):
     """The Chomsky level of a task predicts which architecture extrapolates (#62)."""
 
     id = "length.chomsky"
-    papers = (Ref(62, "Delétang, Ruoss, Grau-Moya, Genewein, Wenliang, Catt, Cundy, Hutter, "
-                  "Legg, Veness & Ortega 2023", "Neural networks and the Chomsky hierarchy"),)  # fmt: skip
+    papers = (
+        Ref(
+            62,
+            "Delétang, Ruoss, Grau-Moya, Genewein, Wenliang, Catt, Cundy, Hutter, "
+            "Legg, Veness & Ortega 2023",
+            "Neural networks and the Chomsky hierarchy",
+        ),
+    )
     statement = (
         "Trained on lengths <= train_length with fresh batches every step and scored as Table 2 "
         "scores a cell (per-token accuracy averaged over test lengths up to 10x the training "
@@ -146,11 +173,20 @@ class Chomsky(Claim):
     SOLVED, PASS, FAIL, FIT = 0.9, 0.8, 0.5, 0.9
     smoke_decides = False  # its controls run at the full budget's protocol
     budgets = {
-        "smoke": {"tasks": ["parity_check", "reverse_string"], "archs": ["lstm", "stack_rnn"],
-                  "train_length": 5, "test_max": 40, "n_test_lengths": 2, "n_test": 32,
-                  "hidden": 32, "steps": 500, "lrs": [3e-3], "seeds": 2},
+        "smoke": {
+            "tasks": ["parity_check", "reverse_string"],
+            "archs": ["lstm", "stack_rnn"],
+            "train_length": 5,
+            "test_max": 40,
+            "n_test_lengths": 2,
+            "n_test": 32,
+            "hidden": 32,
+            "steps": 500,
+            "lrs": [3e-3],
+            "seeds": 2,
+        },
         "full": {},
-    }  # fmt: skip
+    }
     measures = {
         "score": Final(OUT_OF_RANGE, "token_accuracy"),
         "exact": Final(OUT_OF_RANGE, "accuracy"),
@@ -163,39 +199,64 @@ class Chomsky(Claim):
     figure = LengthCurves(panel="task", line="arch", metric="token_accuracy")
     controls = {
         "negative": Control(
-            {"tasks": ["reverse_string"], "archs": ["lstm"], "hidden": 256,
-             "solvers": {**LEVEL_RULE, "DCF": ["lstm"]}},
-            "not reproduced", "Delétang et al.: an RNN without external memory does not "
+            {
+                "tasks": ["reverse_string"],
+                "archs": ["lstm"],
+                "hidden": 256,
+                "solvers": {**LEVEL_RULE, "DCF": ["lstm"]},
+            },
+            "not reproduced",
+            "Delétang et al.: an RNN without external memory does not "
             "extrapolate on deterministic context-free tasks, so 'the LSTM solves reverse string' "
             "must fail (it fits the training lengths, then falls short beyond them); the LSTM of "
             "the paper's size (hidden 256), so that it trains runs of its own, at the full "
-            "budget's protocol", budget="full", heavy=True),
+            "budget's protocol",
+            budget="full",
+            heavy=True,
+        ),
         "positive": Control(
-            {"tasks": ["reverse_string"], "archs": ["stack_rnn", "lstm"]}, "reproduced",
+            {"tasks": ["reverse_string"], "archs": ["stack_rnn", "lstm"]},
+            "reproduced",
             "the stack RNN solves reverse string, the LSTM fits the training lengths only (the "
-            "claim's own runs of those two cells, judged alone)", budget="full", heavy=True),
-    }  # fmt: skip
+            "claim's own runs of those two cells, judged alone)",
+            budget="full",
+            heavy=True,
+        ),
+    }
 
     def guards(self, cfg: ChomskyConfig) -> list:
         chance = max(1 / FORMAL_TASKS[t].n_outputs(FORMAL_TASKS[t].alphabet[0]) for t in cfg.tasks)
         return [self.fit, Floor("score", chance + 0.05)]
 
     def arms(self, cfg: ChomskyConfig):
-        task = {"task": "parity_check", "train_length": cfg.train_length,
-                "test_max": cfg.test_max, "n_test_lengths": cfg.n_test_lengths, "n_train": 64,
-                "n_val": 256, "n_test": cfg.n_test, "fresh": True}  # fmt: skip
+        task = {
+            "task": "parity_check",
+            "train_length": cfg.train_length,
+            "test_max": cfg.test_max,
+            "n_test_lengths": cfg.n_test_lengths,
+            "n_train": 64,
+            "n_val": 256,
+            "n_test": cfg.n_test,
+            "fresh": True,
+        }
         base = {
-            "task": {"name": "formal_language", "params": task}, "model": model("rnn", cfg),
-            "steps": cfg.steps, "batch_size": cfg.batch_size, "checkpoint_every": cfg.steps,
+            "task": {"name": "formal_language", "params": task},
+            "model": model("rnn", cfg),
+            "steps": cfg.steps,
+            "batch_size": cfg.batch_size,
+            "checkpoint_every": cfg.steps,
             "optimizer": {"name": "adam", "lr": cfg.lrs[0], "grad_clip": 1.0},
-            "eval": {"every": cfg.steps, "log_points": 0,
-                     "probes": [{"name": "length_accuracy"}]},
-        }  # fmt: skip
-        return Design(base, axes={
-            "task": {t: {"task.task": t} for t in cfg.tasks},
-            "arch": {a: {"model": model(a, cfg)} for a in cfg.archs},
-            "lr": {lr: {"optimizer.lr": lr} for lr in cfg.lrs},
-        }, seeds=cfg.seeds).expand()  # fmt: skip
+            "eval": {"every": cfg.steps, "log_points": 0, "probes": [{"name": "length_accuracy"}]},
+        }
+        return Design(
+            base,
+            axes={
+                "task": {t: {"task.task": t} for t in cfg.tasks},
+                "arch": {a: {"model": model(a, cfg)} for a in cfg.archs},
+                "lr": {lr: {"optimizer.lr": lr} for lr in cfg.lrs},
+            },
+            seeds=cfg.seeds,
+        ).expand()
 
     def synthetic(self, cfg: ChomskyConfig, arm: dict, case: Case) -> dict[str, float]:
         """Effect: every cell the level rule (``solvers``) expects solved at 0.98, the others at
@@ -211,12 +272,16 @@ class Chomsky(Claim):
         expected outcome and whether the cell is solved."""
         cells = self.summary(table)
         cells["level"] = cells["task"].map(lambda t: FORMAL_TASKS[t].level)
-        cells["expected"] = [a in cfg.solvers.get(lv, []) for a, lv in
-                             zip(cells["arch"], cells["level"], strict=True)]  # fmt: skip
+        cells["expected"] = [
+            a in cfg.solvers.get(lv, [])
+            for a, lv in zip(cells["arch"], cells["level"], strict=True)
+        ]
         cells["solved"] = cells["score"] >= self.SOLVED
         runs = table.assign(ok=table["score"] >= self.SOLVED).groupby(["task", "arch"])["ok"]
-        cells["runs_solved"] = [int(runs.sum().get((t, a), 0)) for t, a in
-                                zip(cells["task"], cells["arch"], strict=True)]  # fmt: skip
+        cells["runs_solved"] = [
+            int(runs.sum().get((t, a), 0))
+            for t, a in zip(cells["task"], cells["arch"], strict=True)
+        ]
         return cells
 
     def decide(self, cfg: ChomskyConfig, table: pd.DataFrame) -> Decision:
@@ -225,16 +290,21 @@ class Chomsky(Claim):
         pos, neg = held[cells["expected"]], held[~cells["expected"]]
         shares = [float(s.mean()) for s in (pos, neg) if len(s)]
         verdict: Verdict = (
-            "not reproduced" if any(s < self.FAIL for s in shares)
-            else "reproduced" if all(s >= self.PASS for s in shares) else "inconclusive"
-        )  # fmt: skip
+            "not reproduced"
+            if any(s < self.FAIL for s in shares)
+            else "reproduced"
+            if all(s >= self.PASS for s in shares)
+            else "inconclusive"
+        )
         n_runs = cfg.seeds * len(cfg.lrs)
         per_run = cells.loc[cells["expected"], "runs_solved"] / n_runs
-        stats = {"expected_successes_held": pos.mean() if len(pos) else float("nan"),
-                 "expected_failures_held": neg.mean() if len(neg) else float("nan"),
-                 "cells": len(cells), "cells_as_expected": int(held.sum()),
-                 "expected_successes_runs_solving": per_run.mean() if len(per_run)
-                 else float("nan")}  # fmt: skip
+        stats = {
+            "expected_successes_held": pos.mean() if len(pos) else float("nan"),
+            "expected_failures_held": neg.mean() if len(neg) else float("nan"),
+            "cells": len(cells),
+            "cells_as_expected": int(held.sum()),
+            "expected_successes_runs_solving": per_run.mean() if len(per_run) else float("nan"),
+        }
         sentence = (
             f"{int(pos.sum())}/{len(pos)} expected successes and {int(neg.sum())}/{len(neg)} "
             f"expected failures held (solved = per-token score >= {self.SOLVED}, max over "
@@ -263,9 +333,11 @@ class Chomsky(Claim):
                 )
                 row += f"{100 * c['score']:>9.1f} ({100 * c['exact']:>3.0f}){mark}"[-16:]
             lines.append(row)
-        lines.append(f"score: per-token accuracy (%) over test lengths {cfg.train_length + 1}-"
-                     f"{cfg.test_max}, max over {cfg.seeds} seeds x {len(cfg.lrs)} lrs; (exact "
-                     "match %); * solved (>= 90), ! not as the level rule expects")  # fmt: skip
+        lines.append(
+            f"score: per-token accuracy (%) over test lengths {cfg.train_length + 1}-"
+            f"{cfg.test_max}, max over {cfg.seeds} seeds x {len(cfg.lrs)} lrs; (exact "
+            "match %); * solved (>= 90), ! not as the level rule expects"
+        )
         return "\n".join(lines)
 
 

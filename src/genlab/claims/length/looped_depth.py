@@ -58,8 +58,14 @@ class LoopedDepth(LengthClaim):
     """A looped weight-tied transformer extrapolates to deeper graphs than a plain one (#58)."""
 
     id = "length.looped_depth"
-    papers = (Ref(58, "Altabaa, Chen, Lafferty & Yang 2025", "Unlocking out-of-distribution "
-                  "generalization in transformers via recursive latent space reasoning"),)  # fmt: skip
+    papers = (
+        Ref(
+            58,
+            "Altabaa, Chen, Lafferty & Yang 2025",
+            "Unlocking out-of-distribution "
+            "generalization in transformers via recursive latent space reasoning",
+        ),
+    )
     statement = (
         "On modular arithmetic over random computational graphs trained on depths <= L, both arms "
         "fitting (val exact match >= 0.9), and scored by exact match of every variable's value "
@@ -69,38 +75,79 @@ class LoopedDepth(LengthClaim):
     )
     Config = LoopedConfig
     scope = "proxy"
-    scope_note = ("Altabaa et al. loop with per-iteration supervision, a discrete bottleneck and "
-                  "error correction, d=256, on depths <= 6 mod 23 tested to 36; genlab tests the "
-                  "recurrence alone (end-of-loop supervision), d=64, depths <= 3 mod 7 tested to "
-                  "6.")  # fmt: skip
+    scope_note = (
+        "Altabaa et al. loop with per-iteration supervision, a discrete bottleneck and "
+        "error correction, d=256, on depths <= 6 mod 23 tested to 36; genlab tests the "
+        "recurrence alone (end-of-loop supervision), d=64, depths <= 3 mod 7 tested to "
+        "6."
+    )
     smoke_decides = False
     budgets = {
-        "smoke": {"train_length": 2, "test_max": 3, "n_test_lengths": 1, "p": 5, "ops": ["+"],
-                  "n_leaves": 2, "n_names": 8, "n_train": 200, "n_test": 20, "d_model": 32,
-                  "n_layers": 2, "steps": 40, "seeds": 1},
+        "smoke": {
+            "train_length": 2,
+            "test_max": 3,
+            "n_test_lengths": 1,
+            "p": 5,
+            "ops": ["+"],
+            "n_leaves": 2,
+            "n_names": 8,
+            "n_train": 200,
+            "n_test": 20,
+            "d_model": 32,
+            "n_layers": 2,
+            "steps": 40,
+            "seeds": 1,
+        },
         "full": {"steps": 3000, "lr": 2e-3, "seeds": 2},
-    }  # fmt: skip
+    }
     figure = LengthCurves(line="arm", train_length="auto")
     controls = {
         "negative": Control(
-            {"positional": "learned", "train_length": 1, "test_max": 3, "n_test_lengths": 2,
-             "p": 2, "n_names": 5, "n_train": 500, "n_test": 100, "steps": 800, "lr": 3e-3,
-             "seeds": 4},
-            "not reproduced", "depth 1 over Z_2 with learned absolute positions: both arms fit, "
+            {
+                "positional": "learned",
+                "train_length": 1,
+                "test_max": 3,
+                "n_test_lengths": 2,
+                "p": 2,
+                "n_names": 5,
+                "n_train": 500,
+                "n_test": 100,
+                "steps": 800,
+                "lr": 3e-3,
+                "seeds": 4,
+            },
+            "not reproduced",
+            "depth 1 over Z_2 with learned absolute positions: both arms fit, "
             "and positions past the training programs are untrained, so looping cannot help. "
             "Seeds 2 -> 4 on Dec 3 2026 after a result was seen: at 2 seeds it read "
             "inconclusive here (looped 0.308 [-0.487, 1.102]; a 2-seed interval can hardly "
             "exclude anything), at 4 not reproduced (0.393 [0.208, 0.577], 36 s)",
-            slow=True),
-    }  # fmt: skip
+            slow=True,
+        ),
+    }
 
     def arms(self, cfg: LoopedConfig):
-        task = {"name": "computation_graph", "params": {
-            **lengths(cfg), "p": cfg.p, "ops": cfg.ops, "n_leaves": cfg.n_leaves,
-            "width": cfg.width, "n_names": cfg.n_names}}  # fmt: skip
-        looped = {"name": "looped_transformer", "params": {
-            "d_model": cfg.d_model, "n_heads": 4, "positional": cfg.positional,
-            "n_blocks": cfg.n_blocks, "loops_per_step": cfg.loops_per_step}}  # fmt: skip
+        task = {
+            "name": "computation_graph",
+            "params": {
+                **lengths(cfg),
+                "p": cfg.p,
+                "ops": cfg.ops,
+                "n_leaves": cfg.n_leaves,
+                "width": cfg.width,
+                "n_names": cfg.n_names,
+            },
+        }
+        looped = {
+            "name": "looped_transformer",
+            "params": {
+                "d_model": cfg.d_model,
+                "n_heads": 4,
+                "positional": cfg.positional,
+                "n_blocks": cfg.n_blocks,
+                "loops_per_step": cfg.loops_per_step,
+            },
+        }
         axes = {"arm": {"transformer": {"model": transformer(cfg)}, "looped": {"model": looped}}}
         return self.design(cfg, task, axes)
 
@@ -112,8 +159,15 @@ class LoopedDepth(LengthClaim):
 
     def decide(self, cfg: LoopedConfig, table):
         ivs = beats(table, "arm", "looped", "transformer", 0.5, 0.2)
-        return self.decision(ivs, cfg, table, "arm", ["looped", "transformer"],
-                             f" deep, mod {cfg.p}", reads=["looped", ["looped", "transformer"]])  # fmt: skip
+        return self.decision(
+            ivs,
+            cfg,
+            table,
+            "arm",
+            ["looped", "transformer"],
+            f" deep, mod {cfg.p}",
+            reads=["looped", ["looped", "transformer"]],
+        )
 
 
 register(LoopedDepth())

@@ -47,17 +47,25 @@ CELLS = 4  # test lengths ranked per task (n_test_lengths <= CELLS)
 class NoPEConfig(LengthConfig):
     """Tasks, encodings and budget of ``length.nope``."""
 
-    ops: list[Literal["copy", "reverse", "sort"]] = Field(default_factory=lambda: ["copy",
-                                                                                "reverse"])  # fmt: skip
-    ahead: list[PositionalName] = Field(default_factory=lambda: ["none", "t5"],
-                                        description="encodings the claim ranks ahead")  # fmt: skip
-    behind: list[PositionalName] = Field(default_factory=lambda: ["sinusoidal", "rope"],
-                                         description="encodings the claim ranks behind")  # fmt: skip
-    others: list[PositionalName] = Field(default_factory=lambda: ["alibi"],
-                                         description="ranked too, not judged (ALiBi: mid-pack)")  # fmt: skip
+    ops: list[Literal["copy", "reverse", "sort"]] = Field(
+        default_factory=lambda: ["copy", "reverse"]
+    )
+    ahead: list[PositionalName] = Field(
+        default_factory=lambda: ["none", "t5"], description="encodings the claim ranks ahead"
+    )
+    behind: list[PositionalName] = Field(
+        default_factory=lambda: ["sinusoidal", "rope"],
+        description="encodings the claim ranks behind",
+    )
+    others: list[PositionalName] = Field(
+        default_factory=lambda: ["alibi"], description="ranked too, not judged (ALiBi: mid-pack)"
+    )
     alphabet_size: int = Field(20, ge=2)
-    unique: bool = Field(True, description="no repeated symbol in a string, as the paper's words "
-                         "drawn from a ~50k vocabulary almost never repeat")  # fmt: skip
+    unique: bool = Field(
+        True,
+        description="no repeated symbol in a string, as the paper's words "
+        "drawn from a ~50k vocabulary almost never repeat",
+    )
     n_test_lengths: int = Field(4, ge=1, le=CELLS)
 
     @model_validator(mode="after")
@@ -71,8 +79,13 @@ class NoPE(LengthClaim):
     """NoPE and T5's relative bias rank ahead of APE and RoPE beyond training (#100)."""
 
     id = "length.nope"
-    papers = (Ref(100, "Kazemnejad, Padhi, Natesan Ramamurthy, Das & Reddy 2023", "The impact "
-                  "of positional encoding on length generalization in transformers"),)  # fmt: skip
+    papers = (
+        Ref(
+            100,
+            "Kazemnejad, Padhi, Natesan Ramamurthy, Das & Reddy 2023",
+            "The impact of positional encoding on length generalization in transformers",
+        ),
+    )
     statement = (
         "Decoder-only transformers trained on copy/reverse of lengths <= L, each encoding fitting "
         "its training lengths (val exact match >= 0.9), ranked by exact match (seed mean) on every "
@@ -82,42 +95,65 @@ class NoPE(LengthClaim):
     )
     Config = NoPEConfig
     scope = "proxy"
-    scope_note = ("Kazemnejad et al. train 12-layer d=768 decoder-only models on 10 tasks and rank "
-                  "encodings by HELM's mean win rate; genlab trains 2 layers of d=64 on copy and "
-                  "reverse of 20 symbols (<= 8, tested to 16) and ranks by mean reciprocal rank.")  # fmt: skip
+    scope_note = (
+        "Kazemnejad et al. train 12-layer d=768 decoder-only models on 10 tasks and rank "
+        "encodings by HELM's mean win rate; genlab trains 2 layers of d=64 on copy and "
+        "reverse of 20 symbols (<= 8, tested to 16) and ranks by mean reciprocal rank."
+    )
     smoke_decides = False
     MARGIN = 0.1
     budgets = {
-        "smoke": {"ops": ["copy"], "others": [], "train_length": 4, "test_max": 6,
-                  "n_test_lengths": 2, "n_train": 1000, "n_test": 50, "d_model": 32,
-                  "steps": 1000, "lr": 3e-3, "seeds": 2},
+        "smoke": {
+            "ops": ["copy"],
+            "others": [],
+            "train_length": 4,
+            "test_max": 6,
+            "n_test_lengths": 2,
+            "n_train": 1000,
+            "n_test": 50,
+            "d_model": 32,
+            "steps": 1000,
+            "lr": 3e-3,
+            "seeds": 2,
+        },
         "full": {"lr": 3e-3, "steps": 4000, "seeds": 2},
-    }  # fmt: skip
+    }
     measures = {**LengthClaim.measures, **{f"len_{i}": at_length(i) for i in range(CELLS)}}
     floor = Floor("ood", 0.05)  # every encoding at ~0 beyond training: nothing to rank
     figure = LengthCurves(panel="op", line="positional", train_length="auto")
     controls = {
         "negative": Control(
-            {"ahead": ["learned"], "behind": ["hard_alibi"], "d_model": 64}, "not reproduced", "a "
+            {"ahead": ["learned"], "behind": ["hard_alibi"], "d_model": 64},
+            "not reproduced",
+            "a "
             "learned absolute table cannot embed unseen positions (why Kazemnejad et al. use "
             "sinusoidal APE), while Hard-ALiBi's one-token window gives copying an induction head "
             "that works at any length (Jelassi et al.): ranking APE ahead of it must be refuted. "
             "At the full budget's width (64): at the smoke width (32) learned APE did not fit "
-            "(val 0.893 over 2 seeds; measured inconclusive, Dec 3 2026)", slow=True),
+            "(val 0.893 over 2 seeds; measured inconclusive, Dec 3 2026)",
+            slow=True,
+        ),
         "positive": Control(
-            {"ahead": ["hard_alibi"], "behind": ["learned"], "d_model": 64}, "reproduced", "the "
+            {"ahead": ["hard_alibi"], "behind": ["learned"], "d_model": 64},
+            "reproduced",
+            "the "
             "negative control's encodings the other way round: Hard-ALiBi's induction head copies "
             "at any length, learned APE has no embedding for unseen positions, so ranking "
             "Hard-ALiBi ahead must hold (the same two runs, judged for the opposite order)",
-            slow=True),
-    }  # fmt: skip
+            slow=True,
+        ),
+    }
 
     def arms(self, cfg: NoPEConfig):
         pes = [*cfg.ahead, *cfg.behind, *cfg.others]
-        task = {"name": "seq_string", "params": {**lengths(cfg), "alphabet_size": cfg.alphabet_size,
-                "unique": cfg.unique}}  # fmt: skip
-        axes = {"op": {op: {"task.params.op": op} for op in cfg.ops},
-                "positional": {pe: {"model.params.positional": pe} for pe in pes}}  # fmt: skip
+        task = {
+            "name": "seq_string",
+            "params": {**lengths(cfg), "alphabet_size": cfg.alphabet_size, "unique": cfg.unique},
+        }
+        axes = {
+            "op": {op: {"task.params.op": op} for op in cfg.ops},
+            "positional": {pe: {"model.params.positional": pe} for pe in pes},
+        }
         return self.design(cfg, task, axes)
 
     def synthetic(self, cfg: NoPEConfig, arm: dict, case: Case) -> dict[str, float]:
@@ -126,8 +162,13 @@ class NoPE(LengthClaim):
         effect, the first ahead encoding not fitting."""
         pe = arm["positional"]
         ahead, behind = (cfg.ahead, cfg.behind) if case != "null" else (cfg.behind, cfg.ahead)
-        acc = (0.9 - 0.05 * ahead.index(pe) if pe in ahead else
-               0.3 - 0.05 * behind.index(pe) if pe in behind else 0.5)  # fmt: skip
+        acc = (
+            0.9 - 0.05 * ahead.index(pe)
+            if pe in ahead
+            else 0.3 - 0.05 * behind.index(pe)
+            if pe in behind
+            else 0.5
+        )
         cells = {f"len_{i}": acc if i < cfg.n_test_lengths else math.nan for i in range(CELLS)}
         return {**self.values(acc, case != "unfit" or pe != cfg.ahead[0]), **cells}
 
@@ -137,11 +178,18 @@ class NoPE(LengthClaim):
         acc = acc[acc.nunique(axis=1) > 1]  # a cell where every encoding ties ranks nothing
         rr = 1.0 / acc.rank(axis=1, ascending=False, method="average")
         pairs = [(a, b) for a in cfg.ahead for b in cfg.behind]
-        ivs = [Interval.of(f"RR({a}) - RR({b})", (rr[a] - rr[b]).tolist(), null=0.0,
-                           smallest=self.MARGIN) for a, b in pairs]  # fmt: skip
+        ivs = [
+            Interval.of(
+                f"RR({a}) - RR({b})", (rr[a] - rr[b]).tolist(), null=0.0, smallest=self.MARGIN
+            )
+            for a, b in pairs
+        ]
         # a refuted pair's ranks rest on the pair and on the encodings at or above its lower one
-        refuted = [[pe for pe in acc.columns if (acc[pe] >= acc[[a, b]].min(axis=1)).any()]
-                   for (a, b), iv in zip(pairs, ivs, strict=True) if iv.verdict() == "not reproduced"]  # fmt: skip
+        refuted = [
+            [pe for pe in acc.columns if (acc[pe] >= acc[[a, b]].min(axis=1)).any()]
+            for (a, b), iv in zip(pairs, ivs, strict=True)
+            if iv.verdict() == "not reproduced"
+        ]
         mrr = rr.mean()
         ood = table.groupby("positional")["ood"].mean()
         stats = {f"mrr_{pe}": mrr.get(pe, float("nan")) for pe in ood.index}
@@ -150,9 +198,10 @@ class NoPE(LengthClaim):
             f"Mean reciprocal rank of exact match over {len(rr)} ranked task x length cells "
             f"({', '.join(cfg.ops)}; train <= {cfg.train_length}, test to {cfg.test_max}): "
             + ", ".join(f"{pe} {stats[f'mrr_{pe}']:.3f}" for pe in ood.index)
-            + "; out-of-range exact match " + ", ".join(f"{pe} {v:.3f}" for pe, v in ood.items())
+            + "; out-of-range exact match "
+            + ", ".join(f"{pe} {v:.3f}" for pe, v in ood.items())
             + "."
-        )  # fmt: skip
+        )
         reads = self.refuting(table, "positional", refuted) if refuted else None
         return Decision(combine([iv.verdict() for iv in ivs]), stats, sentence, ivs, reads)
 

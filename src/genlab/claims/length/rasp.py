@@ -45,9 +45,13 @@ CHANCE = {"parity": 0.5}  # exact match by guessing: one binary answer; whole st
 def task_spec(name: str, cfg: LengthConfig) -> dict[str, Any]:
     if name == "parity":
         return {"name": "formal_language", "params": {**lengths(cfg), "task": "parity_check"}}
-    extra = ({"op": "copy", "unique": True, "alphabet_size": max(10, cfg.test_max)}
-             if name == "copy_unique" else {"op": "copy", "alphabet_size": 3}
-             if name == "copy_repeat" else {"op": "sort"})  # fmt: skip
+    extra = (
+        {"op": "copy", "unique": True, "alphabet_size": max(10, cfg.test_max)}
+        if name == "copy_unique"
+        else {"op": "copy", "alphabet_size": 3}
+        if name == "copy_repeat"
+        else {"op": "sort"}
+    )
     return {"name": "seq_string", "params": {**lengths(cfg), **extra}}
 
 
@@ -67,8 +71,13 @@ class Rasp(LengthClaim):
     """Tasks with short RASP-L programs length-generalize, others do not (Zhou et al., #37)."""
 
     id = "length.rasp"
-    papers = (Ref(37, "Zhou, Bradley, Littwin, Razin, Saremi, Susskind, Bengio & Nakkiran 2024",
-                  "What algorithms can transformers learn? A study in length generalization"),)  # fmt: skip
+    papers = (
+        Ref(
+            37,
+            "Zhou, Bradley, Littwin, Razin, Saremi, Susskind, Bengio & Nakkiran 2024",
+            "What algorithms can transformers learn? A study in length generalization",
+        ),
+    )
     statement = (
         "A decoder-only transformer trained on lengths <= L, every task fitting (val exact match "
         ">= 0.9), scored by exact match above chance averaged over lengths up to 2L (per seed): "
@@ -79,32 +88,52 @@ class Rasp(LengthClaim):
     )
     Config = RaspConfig
     scope = "proxy"
-    scope_note = ("Zhou et al. train 4-layer d=128 decoder-only transformers on lengths <= 20 and "
-                  "test 21-40; genlab trains 2 layers of d=64 (NoPE) on <= 8, tests 9-16, and "
-                  "poses parity as a one-token classification (formal_language).")  # fmt: skip
+    scope_note = (
+        "Zhou et al. train 4-layer d=128 decoder-only transformers on lengths <= 20 and "
+        "test 21-40; genlab trains 2 layers of d=64 (NoPE) on <= 8, tests 9-16, and "
+        "poses parity as a one-token classification (formal_language)."
+    )
     smoke_decides = False
     budgets = {
-        "smoke": {"tasks": ["copy_unique", "copy_repeat"], "train_length": 3, "test_max": 6,
-                  "n_test_lengths": 2, "n_train": 500, "n_test": 50, "d_model": 32,
-                  "steps": 600, "lr": 3e-3, "seeds": 2},
+        "smoke": {
+            "tasks": ["copy_unique", "copy_repeat"],
+            "train_length": 3,
+            "test_max": 6,
+            "n_test_lengths": 2,
+            "n_train": 500,
+            "n_test": 50,
+            "d_model": 32,
+            "steps": 600,
+            "lr": 3e-3,
+            "seeds": 2,
+        },
         "full": {"steps": 3000, "lr": 2e-3},
-    }  # fmt: skip
+    }
     figure = LengthCurves(line="task", train_length="auto")
     controls = {
-        "negative": Control({"positional": "learned"}, "not reproduced", "learned absolute "
-                            "positions are untrained beyond L, so no program that reads them "
-                            "can run there: the RASP-L tasks must fail too"),
-        "positive": Control({"tasks": ["sort", "copy_repeat"], "steps": 6000}, "reproduced",
-                            "the paper's contrast on one task of each group, trained twice as "
-                            "long so that copying with repeated tokens fits (at 3,000 steps its "
-                            "val is just short of 0.9): sort has a short RASP-L program valid at "
-                            "every length (in the paper's listings), so by the conjecture it "
-                            "extrapolates, while copying with repeats has none (the induction "
-                            "head's match is ambiguous), so it does not. It shows that this "
-                            "model, these lengths and this judge can find a RASP-L task "
-                            "extrapolating and another not; copy with unique tokens is left out, "
-                            "so it says nothing of that task", budget="full", heavy=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"positional": "learned"},
+            "not reproduced",
+            "learned absolute "
+            "positions are untrained beyond L, so no program that reads them "
+            "can run there: the RASP-L tasks must fail too",
+        ),
+        "positive": Control(
+            {"tasks": ["sort", "copy_repeat"], "steps": 6000},
+            "reproduced",
+            "the paper's contrast on one task of each group, trained twice as "
+            "long so that copying with repeated tokens fits (at 3,000 steps its "
+            "val is just short of 0.9): sort has a short RASP-L program valid at "
+            "every length (in the paper's listings), so by the conjecture it "
+            "extrapolates, while copying with repeats has none (the induction "
+            "head's match is ambiguous), so it does not. It shows that this "
+            "model, these lengths and this judge can find a RASP-L task "
+            "extrapolating and another not; copy with unique tokens is left out, "
+            "so it says nothing of that task",
+            budget="full",
+            heavy=True,
+        ),
+    }
 
     def arms(self, cfg: RaspConfig):
         axes = {"task": {t: {"task": task_spec(t, cfg)} for t in cfg.tasks}}
@@ -120,10 +149,12 @@ class Rasp(LengthClaim):
     def decide(self, cfg: RaspConfig, table):
         chance = table["task"].map(lambda t: CHANCE.get(t, 0.0))
         score = ((table["ood"] - chance) / (1 - chance)).groupby(table["task"])
-        ivs = [reaches(f"{t} above chance", score.get_group(t), 0.5, null=0.2)
-               if SHORT_PROGRAM[t] else
-               stays_below(f"{t} above chance", score.get_group(t), 0.2, null=0.5)
-               for t in cfg.tasks]  # fmt: skip
+        ivs = [
+            reaches(f"{t} above chance", score.get_group(t), 0.5, null=0.2)
+            if SHORT_PROGRAM[t]
+            else stays_below(f"{t} above chance", score.get_group(t), 0.2, null=0.5)
+            for t in cfg.tasks
+        ]
         return self.decision(ivs, cfg, table, "task", cfg.tasks, reads=cfg.tasks)
 
 

@@ -43,8 +43,14 @@ class Scratchpad(LengthClaim):
     """Trained transformers do not length-generalize parity, scratchpad or not (#46)."""
 
     id = "length.scratchpad"
-    papers = (Ref(46, "Anil, Wu, Andreassen, Lewkowycz, Misra, Ramasesh, Slone, Gur-Ari, Dyer & "
-                  "Neyshabur 2022", "Exploring length generalization in large language models"),)  # fmt: skip
+    papers = (
+        Ref(
+            46,
+            "Anil, Wu, Andreassen, Lewkowycz, Misra, Ramasesh, Slone, Gur-Ari, Dyer & "
+            "Neyshabur 2022",
+            "Exploring length generalization in large language models",
+        ),
+    )
     statement = (
         "A decoder-only transformer trained from scratch on parity of <= L bits, both formats "
         "fitting (val exact match >= 0.9), scored by exact match of the whole target above chance, "
@@ -55,29 +61,49 @@ class Scratchpad(LengthClaim):
     )
     Config = ScratchpadConfig
     scope = "proxy"
-    scope_note = ("Anil et al. fine-tune pretrained LaMDA models on parity of <= 20 bits; genlab "
-                  "trains a 3-layer d=64 transformer from scratch on <= 8 bits, tests to 16, with "
-                  "its own scratchpad layout.")  # fmt: skip
+    scope_note = (
+        "Anil et al. fine-tune pretrained LaMDA models on parity of <= 20 bits; genlab "
+        "trains a 3-layer d=64 transformer from scratch on <= 8 bits, tests to 16, with "
+        "its own scratchpad layout."
+    )
     smoke_decides = False
     budgets = {
-        "smoke": {"train_length": 3, "test_max": 6, "n_test_lengths": 2, "n_train": 500,
-                  "n_test": 50, "d_model": 32, "n_layers": 2, "steps": 400, "lr": 3e-3,
-                  "seeds": 2},
+        "smoke": {
+            "train_length": 3,
+            "test_max": 6,
+            "n_test_lengths": 2,
+            "n_train": 500,
+            "n_test": 50,
+            "d_model": 32,
+            "n_layers": 2,
+            "steps": 400,
+            "lr": 3e-3,
+            "seeds": 2,
+        },
         "full": {"lr": 2e-3, "steps": 3000},
-    }  # fmt: skip
-    floor = NotApplicable("floor", "the claim is the absence of extrapolation: both formats at "
-                          "chance beyond the training lengths is what it states, once they fit")  # fmt: skip
+    }
+    floor = NotApplicable(
+        "floor",
+        "the claim is the absence of extrapolation: both formats at "
+        "chance beyond the training lengths is what it states, once they fit",
+    )
     figure = LengthCurves(line="format", train_length="auto")
     controls = {
-        "negative": Control({"train_length": 4, "test_max": 5, "n_test_lengths": 1, "steps": 1600,
-                             "seeds": 3}, "not reproduced", "one bit beyond training the direct "
-                            "answer still holds (Anil et al.'s accuracy decays with the distance from "
-                            "the training lengths), so 'no extrapolation' must be refuted",
-                            slow=True),
-        "positive": Control({"positional": "learned", "seeds": 8, "n_test": 200}, "reproduced",
-                            "learned absolute positions are untrained beyond L: both formats fit "
-                            "and fail there", slow=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"train_length": 4, "test_max": 5, "n_test_lengths": 1, "steps": 1600, "seeds": 3},
+            "not reproduced",
+            "one bit beyond training the direct "
+            "answer still holds (Anil et al.'s accuracy decays with the distance from "
+            "the training lengths), so 'no extrapolation' must be refuted",
+            slow=True,
+        ),
+        "positive": Control(
+            {"positional": "learned", "seeds": 8, "n_test": 200},
+            "reproduced",
+            "learned absolute positions are untrained beyond L: both formats fit and fail there",
+            slow=True,
+        ),
+    }
 
     def arms(self, cfg: ScratchpadConfig):
         axes = {"format": {f: {"task.params.format": f} for f in FORMATS}}
@@ -87,14 +113,17 @@ class Scratchpad(LengthClaim):
         """Effect (no extrapolation): both formats at chance beyond training; null: both
         extrapolate (0.95); unfit: as effect, the scratchpad not fitting."""
         chance = CHANCE[arm["format"]]
-        return self.values(0.95 if case == "null" else chance,
-                           case != "unfit" or arm["format"] == "direct")  # fmt: skip
+        return self.values(
+            0.95 if case == "null" else chance, case != "unfit" or arm["format"] == "direct"
+        )
 
     def decide(self, cfg: ScratchpadConfig, table):
         chance = table["format"].map(CHANCE)
         score = ((table["ood"] - chance) / (1 - chance)).clip(lower=0).groupby(table["format"])
-        ivs = [Interval.of(f"{f} above chance", score.get_group(f), smallest=0.2, absence=True)
-               for f in FORMATS]  # fmt: skip
+        ivs = [
+            Interval.of(f"{f} above chance", score.get_group(f), smallest=0.2, absence=True)
+            for f in FORMATS
+        ]
         return self.decision(ivs, cfg, table, "format", FORMATS, " bits", reads=list(FORMATS))
 
 

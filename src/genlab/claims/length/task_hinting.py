@@ -51,8 +51,9 @@ class HintConfig(LengthConfig):
     @model_validator(mode="after")
     def _alphabet(self) -> HintConfig:
         if self.alphabet_size < self.test_max:
-            raise ValueError(f"alphabet_size ({self.alphabet_size}) must be >= test_max "
-                             f"({self.test_max})")  # fmt: skip
+            raise ValueError(
+                f"alphabet_size ({self.alphabet_size}) must be >= test_max ({self.test_max})"
+            )
         return self
 
 
@@ -60,8 +61,13 @@ class TaskHinting(LengthClaim):
     """Sorting with an auxiliary hint task extrapolates far better than without (#92)."""
 
     id = "length.task_hinting"
-    papers = (Ref(92, "Awasthi & Gupta 2023", "Improving length-generalization in transformers "
-                  "via task hinting"),)  # fmt: skip
+    papers = (
+        Ref(
+            92,
+            "Awasthi & Gupta 2023",
+            "Improving length-generalization in transformers via task hinting",
+        ),
+    )
     statement = (
         "A decoder-only transformer sorting distinct integers, trained on lengths <= L (both arms "
         "fitting: val exact match >= 0.9) and scored by exact match averaged over longer lengths "
@@ -71,26 +77,48 @@ class TaskHinting(LengthClaim):
     )
     Config = HintConfig
     scope = "proxy"
-    scope_note = ("Awasthi & Gupta sort integers with repetitions, train on <= 20 and test at 100, "
-                  "with length-dependent tempered softmax; genlab sorts distinct integers with a "
-                  "2-layer d=64 NoPE model, trains on <= 8, tests to 32, without it.")  # fmt: skip
+    scope_note = (
+        "Awasthi & Gupta sort integers with repetitions, train on <= 20 and test at 100, "
+        "with length-dependent tempered softmax; genlab sorts distinct integers with a "
+        "2-layer d=64 NoPE model, trains on <= 8, tests to 32, without it."
+    )
     smoke_decides = False
     budgets = {
-        "smoke": {"alphabet_size": 12, "train_length": 4, "test_max": 8, "n_test_lengths": 2,
-                  "n_train": 500, "n_test": 50, "d_model": 32, "steps": 400, "lr": 3e-3,
-                  "seeds": 2},
+        "smoke": {
+            "alphabet_size": 12,
+            "train_length": 4,
+            "test_max": 8,
+            "n_test_lengths": 2,
+            "n_train": 500,
+            "n_test": 50,
+            "d_model": 32,
+            "steps": 400,
+            "lr": 3e-3,
+            "seeds": 2,
+        },
         "full": {"steps": 2000, "lr": 2e-3, "seeds": 5},
-    }  # fmt: skip
+    }
     figure = LengthCurves(line="hint", train_length="auto")
     controls = {
-        "negative": Control({"hint_task": "count_smaller", "seeds": 4}, "not reproduced", "Awasthi & Gupta: "
-                            "hints differ sharply in value; counting the smaller elements does "
-                            "not give the successor structure sorting extrapolates with", slow=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"hint_task": "count_smaller", "seeds": 4},
+            "not reproduced",
+            "Awasthi & Gupta: "
+            "hints differ sharply in value; counting the smaller elements does "
+            "not give the successor structure sorting extrapolates with",
+            slow=True,
+        ),
+    }
 
     def arms(self, cfg: HintConfig):
-        task = {"name": "seq_sort_hint", "params": {**lengths(cfg), "hint_task": cfg.hint_task,
-                "alphabet_size": cfg.alphabet_size}}  # fmt: skip
+        task = {
+            "name": "seq_sort_hint",
+            "params": {
+                **lengths(cfg),
+                "hint_task": cfg.hint_task,
+                "alphabet_size": cfg.alphabet_size,
+            },
+        }
         axes = {"hint": {h: {"task.params.hint": h != "alone"} for h in ("alone", cfg.hint_task)}}
         return self.design(cfg, task, axes)
 
@@ -102,8 +130,14 @@ class TaskHinting(LengthClaim):
 
     def decide(self, cfg: HintConfig, table):
         ivs = beats(table, "hint", cfg.hint_task, "alone", 0.5, 0.2)
-        return self.decision(ivs, cfg, table, "hint", [cfg.hint_task, "alone"],
-                             reads=[cfg.hint_task, [cfg.hint_task, "alone"]])  # fmt: skip
+        return self.decision(
+            ivs,
+            cfg,
+            table,
+            "hint",
+            [cfg.hint_task, "alone"],
+            reads=[cfg.hint_task, [cfg.hint_task, "alone"]],
+        )
 
 
 register(TaskHinting())

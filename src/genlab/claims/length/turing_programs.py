@@ -49,8 +49,13 @@ class TuringPrograms(LengthClaim):
     """Turing-program chains of thought make addition length-generalize (Hou et al., #87)."""
 
     id = "length.turing_programs"
-    papers = (Ref(87, "Hou, Brandfonbrener, Kakade, Jelassi & Malach 2024", "Universal length "
-                  "generalization with Turing programs"),)  # fmt: skip
+    papers = (
+        Ref(
+            87,
+            "Hou, Brandfonbrener, Kakade, Jelassi & Malach 2024",
+            "Universal length generalization with Turing programs",
+        ),
+    )
     statement = (
         "Trained on 1..L-digit addition with Hard-ALiBi, both formats fitting (val exact match "
         ">= 0.9), and scored by exact match of the whole target (chain and answer) averaged over "
@@ -60,24 +65,44 @@ class TuringPrograms(LengthClaim):
     )
     Config = TuringConfig
     scope = "proxy"
-    scope_note = ("Hou et al. train ~150M-parameter Hard-ALiBi transformers on <= 50-digit "
-                  "addition and test to 100, scoring the final answer; genlab trains a 2-layer "
-                  "d=64 model on <= 4 digits, tests 5-7, with its own tape layout, scoring the "
-                  "whole chain by teacher forcing.")  # fmt: skip
+    scope_note = (
+        "Hou et al. train ~150M-parameter Hard-ALiBi transformers on <= 50-digit "
+        "addition and test to 100, scoring the final answer; genlab trains a 2-layer "
+        "d=64 model on <= 4 digits, tests 5-7, with its own tape layout, scoring the "
+        "whole chain by teacher forcing."
+    )
     smoke_decides = False
     budgets = {
-        "smoke": {"train_length": 2, "test_max": 3, "n_test_lengths": 1, "n_train": 1000,
-                  "n_test": 50, "d_model": 32, "steps": 1000, "lr": 3e-3, "seeds": 2},
+        "smoke": {
+            "train_length": 2,
+            "test_max": 3,
+            "n_test_lengths": 1,
+            "n_train": 1000,
+            "n_test": 50,
+            "d_model": 32,
+            "steps": 1000,
+            "lr": 3e-3,
+            "seeds": 2,
+        },
         "full": {"steps": 3000, "lr": 2e-3, "seeds": 2},
-    }  # fmt: skip
+    }
     figure = LengthCurves(line="format", train_length="auto")
     controls = {
-        "negative": Control({"positional": "learned", "train_length": 1, "test_max": 3,
-                             "n_test_lengths": 2, "steps": 1000}, "not reproduced", "a learned "
-                            "absolute table is untrained beyond the one-digit training chains, "
-                            "so the tape copy cannot find its source there (Hou et al. rely on "
-                            "Hard-ALiBi)"),
-    }  # fmt: skip
+        "negative": Control(
+            {
+                "positional": "learned",
+                "train_length": 1,
+                "test_max": 3,
+                "n_test_lengths": 2,
+                "steps": 1000,
+            },
+            "not reproduced",
+            "a learned "
+            "absolute table is untrained beyond the one-digit training chains, "
+            "so the tape copy cannot find its source there (Hou et al. rely on "
+            "Hard-ALiBi)",
+        ),
+    }
 
     def arms(self, cfg: TuringConfig):
         axes = {"format": {f: {"task.params.format": f} for f in ("turing", cfg.direct)}}
@@ -91,8 +116,15 @@ class TuringPrograms(LengthClaim):
 
     def decide(self, cfg: TuringConfig, table):
         ivs = beats(table, "format", "turing", cfg.direct, 0.5, 0.2)
-        return self.decision(ivs, cfg, table, "format", ["turing", cfg.direct], " digits",
-                             reads=["turing", ["turing", cfg.direct]])  # fmt: skip
+        return self.decision(
+            ivs,
+            cfg,
+            table,
+            "format",
+            ["turing", cfg.direct],
+            " digits",
+            reads=["turing", ["turing", cfg.direct]],
+        )
 
 
 register(TuringPrograms())

@@ -92,8 +92,14 @@ class KnowledgeSubtraction(Claim):
     """GenKnowSub + Arrow beats Arrow on held-out tasks (Bagherifard et al., #89)."""
 
     id = "lora.knowledge_subtraction"
-    papers = (Ref(89, "Bagherifard, Rajabi, Edalat & Yaghoobzadeh 2025", "GenKnowSub: improving "
-                  "modularity and reusability of LLMs through general knowledge subtraction"),)  # fmt: skip
+    papers = (
+        Ref(
+            89,
+            "Bagherifard, Rajabi, Edalat & Yaghoobzadeh 2025",
+            "GenKnowSub: improving "
+            "modularity and reusability of LLMs through general knowledge subtraction",
+        ),
+    )
     statement = (
         "On held-out tasks, zero-shot, PEFT's Arrow routing (top 2) over the task LoRAs after "
         "GenKnowSub (the general LoRA's A and B subtracted from each task LoRA's, the general "
@@ -103,10 +109,12 @@ class KnowledgeSubtraction(Claim):
     )
     Config = SubtractionConfig
     scope = "proxy"
-    scope_note = ("The paper subtracts a general-knowledge LoRA from task LoRAs of Phi-3 (and Phi-2) "
-                  "and routes them with Arrow on language tasks; here PEFT's Arrow / GenKnowSub over "
-                  "rank-4 LoRAs of a tiny linear model on the synthetic domain_family, whose base "
-                  "lacks the general component that the paper's LLM already holds.")  # fmt: skip
+    scope_note = (
+        "The paper subtracts a general-knowledge LoRA from task LoRAs of Phi-3 (and Phi-2) "
+        "and routes them with Arrow on language tasks; here PEFT's Arrow / GenKnowSub over "
+        "rank-4 LoRAs of a tiny linear model on the synthetic domain_family, whose base "
+        "lacks the general component that the paper's LLM already holds."
+    )
     budgets = {"smoke": {"families": [0]}, "full": {}}
     SMALLEST = 0.02
     measures = {"test": Final("test/heldout"), "train": Final("train/main")}
@@ -116,7 +124,8 @@ class KnowledgeSubtraction(Claim):
     figure = ArmBars("test", by="mode")
     controls = {
         "negative": Control(
-            {"shared": 0.0, "heldout_shared": 2.0}, "not reproduced",
+            {"shared": 0.0, "heldout_shared": 2.0},
+            "not reproduced",
             "Bagherifard et al.: subtraction helps by removing the general knowledge the task "
             "modules carry beside the model that already holds it; here the upstream tasks lack "
             "G, so their LoRAs carry none: nothing is duplicated, and subtracting the general "
@@ -127,9 +136,11 @@ class KnowledgeSubtraction(Claim):
             open="Dec 3 2026, the paper's operation through PEFT (issue #31), smoke (the control's "
             "budget), 65 runs: reproduced, GenKnowSub 0.518 vs Arrow 0.369, +0.148 [0.115, 0.181] "
             "(n=16; base 0.216, base + general 0.470): the factor-wise residual holds +B_g dA_g, "
-            "part of the general update, which the held-out tasks need and the base lacks"),
+            "part of the general update, which the held-out tasks need and the base lacks",
+        ),
         "positive": Control(
-            {"heldout_shared": 0.0}, "reproduced",
+            {"heldout_shared": 0.0},
+            "reproduced",
             "held-out tasks that need no G beyond the base (upstream tasks keep G): the base "
             "holds all the general knowledge they need, as the paper's LLM does, and the task "
             "LoRAs' G is only duplicated, so by the paper's account subtracting it must help",
@@ -138,27 +149,39 @@ class KnowledgeSubtraction(Claim):
             "Arrow 0.220, -0.013 [-0.025, -0.002] (n=16), every routing arm near the base (0.198, "
             "base + general 0.153; the floor guard passes on the library's own arms): the "
             "held-out tasks' skills are not recovered by either routing, so this family does not "
-            "show whether subtraction helps"),
-    }  # fmt: skip
+            "show whether subtraction helps",
+        ),
+    }
 
     def family_params(self, cfg: SubtractionConfig, seed: int) -> dict:
-        return {"n_heldout": cfg.n_heldout, "shared": cfg.shared, "general": cfg.general,
-                "general_scale": cfg.general_scale, "heldout_shared": cfg.heldout_shared,
-                "family_seed": seed}  # fmt: skip
+        return {
+            "n_heldout": cfg.n_heldout,
+            "shared": cfg.shared,
+            "general": cfg.general,
+            "general_scale": cfg.general_scale,
+            "heldout_shared": cfg.heldout_shared,
+            "family_seed": seed,
+        }
 
     def library(self, cfg: SubtractionConfig, seed: int) -> list[Arm]:
         """The base and its LoRAs as arms (the ``arrow_library`` model reuses these runs)."""
         fam = DomainFamilyParams(**self.family_params(cfg, seed)).model_dump(
-            exclude={"task", "train_size", "test_size"})  # fmt: skip
+            exclude={"task", "train_size", "test_size"}
+        )
         base_d, lora_ds = library_specs(ArrowLibraryParams(), fam)
         base = parse_spec(base_d)
-        arms = [Arm({"mode": "library", "family": seed, "task": -2, "seed": 0, "data_seed": 0},
-                    base)]  # fmt: skip
+        arms = [
+            Arm({"mode": "library", "family": seed, "task": -2, "seed": 0, "data_seed": 0}, base)
+        ]
         for d in lora_ds:
             d["model"] = {"name": "from_run", "params": {"run": base.run_id}}
             t = d["task"]["params"]["task"]
-            arms.append(Arm({"mode": "library", "family": seed, "task": t, "seed": 0,
-                             "data_seed": 0}, parse_spec(d)))  # fmt: skip
+            arms.append(
+                Arm(
+                    {"mode": "library", "family": seed, "task": t, "seed": 0, "data_seed": 0},
+                    parse_spec(d),
+                )
+            )
         return arms
 
     def arms(self, cfg: SubtractionConfig) -> list[Arm]:
@@ -168,9 +191,10 @@ class KnowledgeSubtraction(Claim):
             base = load_spec_file("lora-arrow")
             base["task"]["params"].update(self.family_params(cfg, seed))
             base["method"]["params"]["top_k"] = cfg.top_k
-            axes = {"mode": MODES,
-                    "task": {t: {"task.task": t}
-                             for t in range(8, 8 + cfg.n_heldout)}}  # fmt: skip
+            axes = {
+                "mode": MODES,
+                "task": {t: {"task.task": t} for t in range(8, 8 + cfg.n_heldout)},
+            }
             for a in Design(base, axes=axes).expand():
                 out.append(Arm({**a.labels, "family": seed}, a.spec))
         return out
@@ -180,21 +204,31 @@ class KnowledgeSubtraction(Claim):
         unfit: the library's runs fit their data only to 0.6."""
         if arm["mode"] == "library":
             return {"test": 0.9, "train": 0.6 if case == "unfit" else 0.95}
-        test = {"base": 0.2, "general": 0.45, "arrow": 0.52 + 0.01 * (arm["task"] % 2),
-                "genknowsub": 0.52 if case == "null" else 0.64}[arm["mode"]]  # fmt: skip
+        test = {
+            "base": 0.2,
+            "general": 0.45,
+            "arrow": 0.52 + 0.01 * (arm["task"] % 2),
+            "genknowsub": 0.52 if case == "null" else 0.64,
+        }[arm["mode"]]
         return {"test": test, "train": 0.5}
 
     def decide(self, cfg: SubtractionConfig, table: pd.DataFrame) -> Decision:
         rows = table[table["mode"] != "library"]
         acc = rows.pivot_table(index=["family", "task"], columns="mode", values="test")
-        iv = Interval.of("genknowsub - arrow", (acc["genknowsub"] - acc["arrow"]).tolist(),
-                         null=0.0, smallest=self.SMALLEST)  # fmt: skip
+        iv = Interval.of(
+            "genknowsub - arrow",
+            (acc["genknowsub"] - acc["arrow"]).tolist(),
+            null=0.0,
+            smallest=self.SMALLEST,
+        )
         stats = {f"test_{m}": float(acc[m].mean()) for m in acc.columns}
         stats["diff_arrow"] = iv.estimate
-        sentence = (f"Held-out test accuracy over {len(acc)} task(s) x family seed(s), PEFT's "
-                    f"Arrow (top {cfg.top_k}): genknowsub {stats['test_genknowsub']:.3f}, arrow "
-                    f"{stats['test_arrow']:.3f} ({iv.text()}); beside: base "
-                    f"{stats['test_base']:.3f}, base + general LoRA {stats['test_general']:.3f}.")  # fmt: skip
+        sentence = (
+            f"Held-out test accuracy over {len(acc)} task(s) x family seed(s), PEFT's "
+            f"Arrow (top {cfg.top_k}): genknowsub {stats['test_genknowsub']:.3f}, arrow "
+            f"{stats['test_arrow']:.3f} ({iv.text()}); beside: base "
+            f"{stats['test_base']:.3f}, base + general LoRA {stats['test_general']:.3f}."
+        )
         return Decision(iv.verdict(), stats, sentence, (iv,))
 
 

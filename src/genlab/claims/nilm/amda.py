@@ -60,8 +60,14 @@ class AMDA(Claim):
     """Out of site, NDE with AMDA < with random scaling < without augmentation (#36)."""
 
     id = "nilm.amda"
-    papers = (Ref(36, "Interno et al. 2025", "Industrial energy disaggregation with digital "
-                  "twin-generated dataset and efficient data augmentation (SIDED, AMDA)"),)  # fmt: skip
+    papers = (
+        Ref(
+            36,
+            "Interno et al. 2025",
+            "Industrial energy disaggregation with digital "
+            "twin-generated dataset and efficient data augmentation (SIDED, AMDA)",
+        ),
+    )
     statement = (
         "Paired over seeds on industrial_load (train site A, test site B with appliances "
         "rescaled by factors in [1/2, 2]), a seq2point CNN for the CHP: site-B NDE with random "
@@ -71,46 +77,84 @@ class AMDA(Claim):
     )
     Config = AMDAConfig
     scope = "proxy"
-    scope_note = ("five appliance models written by genlab stand in for SIDED's digital twins; "
-                  "the site shift is per-appliance scaling; a ~10k-parameter seq2point CNN, one "
-                  "augmented copy per window; AMDA's global factor drawn per window")  # fmt: skip
+    scope_note = (
+        "five appliance models written by genlab stand in for SIDED's digital twins; "
+        "the site shift is per-appliance scaling; a ~10k-parameter seq2point CNN, one "
+        "augmented copy per window; AMDA's global factor drawn per window"
+    )
     budgets = {"smoke": {"seeds": 2, "steps": 300, "n_windows": 500}, "full": {}}
     smoke_decides = False
-    measures = {"site_b": Final("test/site_b", "nde"), "site_a": Final("test/site_a", "nde"),
-                "train": Final("train/main", "nde")}  # fmt: skip
+    measures = {
+        "site_b": Final("test/site_b", "nde"),
+        "site_a": Final("test/site_a", "nde"),
+        "train": Final("train/main", "nde"),
+    }
     fit = Fit("train", 0.2, below=True)
-    floor = NotApplicable("floor", "the fit guard (training NDE <= 0.2 in every arm) rules out "
-                          "arms that learned nothing (predicting zero gives NDE 1)")  # fmt: skip
+    floor = NotApplicable(
+        "floor",
+        "the fit guard (training NDE <= 0.2 in every arm) rules out "
+        "arms that learned nothing (predicting zero gives NDE 1)",
+    )
     figure = ArmBars("site_b", by=("augment",))
     controls = {
-        "negative": Control({"site_shift": 1.0}, "not reproduced",
-                            "site B's appliances at site A's scales: by the paper's account AMDA "
-                            "helps by aligning the training distribution with another site's; "
-                            "with no site shift there is nothing to align, so rescaled copies "
-                            "cannot order the arms AMDA < random < none", budget="full",
-                            heavy=True),
-        "positive": Control({"site_shift": 4.0}, "reproduced",
-                            "site B's appliances rescaled by factors in [1/4, 4]: the larger the "
-                            "shift, the more an augmentation that covers it must matter, so the "
-                            "ordering has the most room to show", budget="full", heavy=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"site_shift": 1.0},
+            "not reproduced",
+            "site B's appliances at site A's scales: by the paper's account AMDA "
+            "helps by aligning the training distribution with another site's; "
+            "with no site shift there is nothing to align, so rescaled copies "
+            "cannot order the arms AMDA < random < none",
+            budget="full",
+            heavy=True,
+        ),
+        "positive": Control(
+            {"site_shift": 4.0},
+            "reproduced",
+            "site B's appliances rescaled by factors in [1/4, 4]: the larger the "
+            "shift, the more an augmentation that covers it must matter, so the "
+            "ordering has the most room to show",
+            budget="full",
+            heavy=True,
+        ),
+    }
     MARGIN = math.log(0.9)  # at least 10% lower, fixed before running
 
     def arms(self, cfg: AMDAConfig):
         rows = []
         for augment in AUGMENTS:
-            task = {"name": "industrial_load", "params": {
-                "augment": augment, "site_shift": cfg.site_shift, "days": cfg.days,
-                "n_windows": cfg.n_windows, "lo": cfg.lo, "hi": cfg.hi}}  # fmt: skip
+            task = {
+                "name": "industrial_load",
+                "params": {
+                    "augment": augment,
+                    "site_shift": cfg.site_shift,
+                    "days": cfg.days,
+                    "n_windows": cfg.n_windows,
+                    "lo": cfg.lo,
+                    "hi": cfg.hi,
+                },
+            }
             for s in range(cfg.seeds):
-                rows.append(({"augment": augment}, {
-                    "task": task, "model": {"name": "seq2point",
-                                            "params": {"channels": cfg.channels}},
-                    "method": {"name": "mse"}, "optimizer": {"name": "adam", "lr": cfg.lr},
-                    "steps": cfg.steps, "batch_size": cfg.batch, "checkpoint_every": cfg.steps,
-                    "eval": {"every": cfg.steps, "log_points": 0,
-                             "probes": [{"name": "regression_error"}]},
-                    "seed": s, "data_seed": s}))  # fmt: skip
+                rows.append(
+                    (
+                        {"augment": augment},
+                        {
+                            "task": task,
+                            "model": {"name": "seq2point", "params": {"channels": cfg.channels}},
+                            "method": {"name": "mse"},
+                            "optimizer": {"name": "adam", "lr": cfg.lr},
+                            "steps": cfg.steps,
+                            "batch_size": cfg.batch,
+                            "checkpoint_every": cfg.steps,
+                            "eval": {
+                                "every": cfg.steps,
+                                "log_points": 0,
+                                "probes": [{"name": "regression_error"}],
+                            },
+                            "seed": s,
+                            "data_seed": s,
+                        },
+                    )
+                )
         return arms(rows)
 
     def synthetic(self, cfg: AMDAConfig, arm: dict, case: Case) -> dict[str, float]:
@@ -124,10 +168,16 @@ class AMDA(Claim):
     def decide(self, cfg: AMDAConfig, table: pd.DataFrame) -> Decision:
         nde = {a: by_seed(table, a, "site_b", "augment") for a in AUGMENTS}
         log = {a: v.map(math.log) for a, v in nde.items()}
-        ivs = [Interval.of(f"log(NDE {b} / NDE {a}) on site B",
-                           (log[b] - log[a]).dropna().tolist(), null=0, smallest=self.MARGIN,
-                           above=False)
-               for a, b in (("none", "random"), ("random", "amda"))]  # fmt: skip
+        ivs = [
+            Interval.of(
+                f"log(NDE {b} / NDE {a}) on site B",
+                (log[b] - log[a]).dropna().tolist(),
+                null=0,
+                smallest=self.MARGIN,
+                above=False,
+            )
+            for a, b in (("none", "random"), ("random", "amda"))
+        ]
         site_a = {a: by_seed(table, a, "site_a", "augment").mean() for a in AUGMENTS}
         stats = {f"nde_b_{a}": v.mean() for a, v in nde.items()}
         stats |= {f"nde_a_{a}": v for a, v in site_a.items()}

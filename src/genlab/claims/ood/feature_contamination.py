@@ -41,8 +41,14 @@ class FeatureContamination(Claim):
     """A student fitting an OOD-robust teacher's representation still fails OOD (#76)."""
 
     id = "ood.feature_contamination"
-    papers = (Ref(76, "Zhang, Zhao, Chen, Jiang & Chen 2024", "Feature contamination: neural "
-                  "networks learn uncorrelated features and fail to generalize"),)  # fmt: skip
+    papers = (
+        Ref(
+            76,
+            "Zhang, Zhao, Chen, Jiang & Chen 2024",
+            "Feature contamination: neural "
+            "networks learn uncorrelated features and fail to generalize",
+        ),
+    )
     statement = (
         "On structured_features, a two-layer ReLU student that fits a core-only teacher's "
         "representation (R^2 >= 0.9 on its training batches, ID accuracy >= 0.9) loses >= 0.10 "
@@ -51,9 +57,11 @@ class FeatureContamination(Claim):
     )
     Config = ContaminationConfig
     scope = "proxy"
-    scope_note = ("Zhang et al. distil CLIP into ResNets on ImageNet (and train a toy MLP on labels "
-                  "in 256 rotated dimensions); genlab distils a core-only teacher representation "
-                  "into a two-layer ReLU student on synthetic structured features, with SGD")  # fmt: skip
+    scope_note = (
+        "Zhang et al. distil CLIP into ResNets on ImageNet (and train a toy MLP on labels "
+        "in 256 rotated dimensions); genlab distils a core-only teacher representation "
+        "into a two-layer ReLU student on synthetic structured features, with SGD"
+    )
     budgets = {"smoke": {"steps": 1500}, "full": {"steps": 3000, "seeds": 8}}
     MIN_DROP = 0.10  # fixed before running
     measures = {"id": Final("test/id"), "ood": Final("test/ood"), "r2": Final("optim", "r2")}
@@ -61,34 +69,61 @@ class FeatureContamination(Claim):
     extra_guards = (Fit("id", 0.9),)
     floor = Floor("ood", 0.55)
     figure = Curves(("test/id", "test/ood"))
-    controls = {"negative": Control({"bg_shift": 1.0}, "not reproduced", "no shift: the OOD "
-                                    "split is drawn like the ID one, so nothing can drop")}  # fmt: skip
+    controls = {
+        "negative": Control(
+            {"bg_shift": 1.0},
+            "not reproduced",
+            "no shift: the OOD split is drawn like the ID one, so nothing can drop",
+        )
+    }
 
     def arms(self, cfg: ContaminationConfig):
-        base = {"task": {"name": "structured_features", "params": {"bg_shift": cfg.bg_shift}},
-                "model": {"name": "mlp", "params": {"width": cfg.width, "depth": 1}},
-                "method": {"name": "repr_distill"}, "batch_size": 64, "steps": cfg.steps,
-                "optimizer": {"name": "sgd", "lr": cfg.lr, "momentum": 0.9},
-                "eval": {"every": max(cfg.steps // 10, 1), "log_points": 0},
-                "checkpoint_every": cfg.steps}  # fmt: skip
+        base = {
+            "task": {"name": "structured_features", "params": {"bg_shift": cfg.bg_shift}},
+            "model": {"name": "mlp", "params": {"width": cfg.width, "depth": 1}},
+            "method": {"name": "repr_distill"},
+            "batch_size": 64,
+            "steps": cfg.steps,
+            "optimizer": {"name": "sgd", "lr": cfg.lr, "momentum": 0.9},
+            "eval": {"every": max(cfg.steps // 10, 1), "log_points": 0},
+            "checkpoint_every": cfg.steps,
+        }
         return Design(base, seeds=cfg.seeds).expand()
 
     def synthetic(self, cfg: ContaminationConfig, arm: dict, case: Case) -> dict[str, float]:
         """Effect: ID 0.97, OOD 0.75 (a drop of 0.22); null: OOD as ID; unfit: the student fits
         the teacher's representation only to R^2 0.5."""
-        return {"id": 0.97, "ood": 0.97 if case == "null" else 0.75,
-                "r2": 0.5 if case == "unfit" else 0.95}  # fmt: skip
+        return {
+            "id": 0.97,
+            "ood": 0.97 if case == "null" else 0.75,
+            "r2": 0.5 if case == "unfit" else 0.95,
+        }
 
     def decide(self, cfg: ContaminationConfig, table: pd.DataFrame) -> Decision:
-        iv = Interval.of("ID - OOD accuracy", (table["id"] - table["ood"]).dropna(), null=0.0,
-                         smallest=self.MIN_DROP)  # fmt: skip
-        stats = {"drop_mean": iv.estimate, "drop_ci_lo": iv.lo, "drop_ci_hi": iv.hi,
-                 "id_acc": table["id"].mean(), "ood_acc": table["ood"].mean(),
-                 "worst_ood_acc": table["ood"].min(), "r2": table["r2"].mean()}  # fmt: skip
-        return Decision(iv.verdict(), stats, f"Student (ReLU, width {cfg.width}) fits the teacher "
-                        f"with R^2 {stats['r2']:.3f}; accuracy ID {stats['id_acc']:.3f}, OOD "
-                        f"{stats['ood_acc']:.3f} (worst seed {stats['worst_ood_acc']:.3f}); drop "
-                        f"{iv.text()}; background shift x{cfg.bg_shift}, {cfg.steps} steps.", [iv])  # fmt: skip
+        iv = Interval.of(
+            "ID - OOD accuracy",
+            (table["id"] - table["ood"]).dropna(),
+            null=0.0,
+            smallest=self.MIN_DROP,
+        )
+        stats = {
+            "drop_mean": iv.estimate,
+            "drop_ci_lo": iv.lo,
+            "drop_ci_hi": iv.hi,
+            "id_acc": table["id"].mean(),
+            "ood_acc": table["ood"].mean(),
+            "worst_ood_acc": table["ood"].min(),
+            "r2": table["r2"].mean(),
+        }
+        return Decision(
+            iv.verdict(),
+            stats,
+            f"Student (ReLU, width {cfg.width}) fits the teacher "
+            f"with R^2 {stats['r2']:.3f}; accuracy ID {stats['id_acc']:.3f}, OOD "
+            f"{stats['ood_acc']:.3f} (worst seed {stats['worst_ood_acc']:.3f}); drop "
+            f"{iv.text()}; background shift x{cfg.bg_shift}, {cfg.steps} steps.",
+            [iv],
+        )
 
 
 register(FeatureContamination())

@@ -24,9 +24,12 @@ from genlab.report.claim_figures import ArmBars
 
 CNN = {"name": "cnn", "params": {"channels": [16, 32, 64], "pool_every": 1}}
 MLP = {"name": "mlp", "params": {"width": 128, "depth": 3}}
-SHIFTS = {"rotation": ("rotated_digits", [5], CNN), "color": ("colored_digits", [2], CNN),
-          "appearance": ("style_digits", [1, 2, 3, 4], CNN),
-          "noise": ("mnist1d_domains", [4], MLP)}  # fmt: skip
+SHIFTS = {
+    "rotation": ("rotated_digits", [5], CNN),
+    "color": ("colored_digits", [2], CNN),
+    "appearance": ("style_digits", [1, 2, 3, 4], CNN),
+    "noise": ("mnist1d_domains", [4], MLP),
+}
 LAYERS = ("L0", "L1", "L2")  # L2: the penultimate representation
 
 
@@ -49,8 +52,9 @@ class IntermediateLayers(Claim):
     """A zero-shot intermediate-layer probe beats the penultimate one in most shifts (#103)."""
 
     id = "ood.intermediate_layers"
-    papers = (Ref(103, "Uselis & Oh 2025", "Intermediate layer classifiers for OOD "
-                  "generalization"),)  # fmt: skip
+    papers = (
+        Ref(103, "Uselis & Oh 2025", "Intermediate layer classifiers for OOD generalization"),
+    )
     statement = (
         "ERM on four shifts (rotation, colour flip, appearance, noise); logistic-regression probes "
         "on each layer's training-environment features at the last step. A shift is won when the "
@@ -61,28 +65,47 @@ class IntermediateLayers(Claim):
     )
     Config = LayersConfig
     scope = "proxy"
-    scope_note = ("Uselis & Oh probe pretrained ResNets and ViTs on real distribution shifts, zero- "
-                  "and few-shot; genlab trains small CNNs (an MLP on MNIST-1D) with ERM on four "
-                  "digit-based shifts and probes three layers zero-shot")  # fmt: skip
+    scope_note = (
+        "Uselis & Oh probe pretrained ResNets and ViTs on real distribution shifts, zero- "
+        "and few-shot; genlab trains small CNNs (an MLP on MNIST-1D) with ERM on four "
+        "digit-based shifts and probes three layers zero-shot"
+    )
     budgets = {"smoke": {"steps": 201}, "full": {"steps": 1001, "seeds": 5}}
     MIN_GAIN = 0.01  # fixed before running: a gain below one point is parity
-    measures = {**{f"L{i}": Final("test/*", f"layer{i}_probe_acc") for i in range(3)},
-                "val": Final("val/*")}  # fmt: skip
+    measures = {
+        **{f"L{i}": Final("test/*", f"layer{i}_probe_acc") for i in range(3)},
+        "val": Final("val/*"),
+    }
     fit = Fit("val", 0.6, where={"shift": ("rotation", "color", "appearance")})
     extra_guards = (Fit("val", 0.4, where={"shift": ("noise",)}),)  # MNIST-1D: 10 hard classes
     floor = Floor("L2", 0.15)
     figure = ArmBars("L2", by="shift")
-    controls = {"negative": Control(
-        {"shifts": ["appearance"], "grid": 1, "steps": 101}, "not reproduced", "grid = 1: each "
-        "block is averaged over all positions, keeping channel statistics but losing the digit's "
-        "layout, so shallow probes cannot match the trained penultimate layer")}  # fmt: skip
+    controls = {
+        "negative": Control(
+            {"shifts": ["appearance"], "grid": 1, "steps": 101},
+            "not reproduced",
+            "grid = 1: each "
+            "block is averaged over all positions, keeping channel statistics but losing the digit's "
+            "layout, so shallow probes cannot match the trained penultimate layer",
+        )
+    }
 
     def arms(self, cfg: LayersConfig):
         last = cfg.steps - 1
-        probes = [{"name": "accuracy"}, {"name": "layer_probes", "params": {
-            "min_step": last, "steps": cfg.probe_steps, "grid": cfg.grid}}]  # fmt: skip
-        shifts = {s: {"task": {"name": SHIFTS[s][0], "params": {"test_envs": SHIFTS[s][1]}},
-                      "model": SHIFTS[s][2]} for s in cfg.shifts}  # fmt: skip
+        probes = [
+            {"name": "accuracy"},
+            {
+                "name": "layer_probes",
+                "params": {"min_step": last, "steps": cfg.probe_steps, "grid": cfg.grid},
+            },
+        ]
+        shifts = {
+            s: {
+                "task": {"name": SHIFTS[s][0], "params": {"test_envs": SHIFTS[s][1]}},
+                "model": SHIFTS[s][2],
+            }
+            for s in cfg.shifts
+        }
         base = dg_spec({"name": "colored_digits"}, CNN, cfg)
         base["eval"] = {"every": last, "log_points": 0, "probes": probes}
         return Design(base, {"shift": shifts}, seeds=cfg.seeds).expand()
@@ -98,18 +121,36 @@ class IntermediateLayers(Claim):
         won, lost, parts = [], [], []
         for shift, d in table.groupby("shift", sort=False):
             best = max(LAYERS[:-1], key=lambda c: d[c].mean())
-            iv = Interval.of(f"{shift} {best} - L2", (d[best] - d["L2"]).dropna(), null=0.0,
-                             smallest=self.MIN_GAIN)  # fmt: skip
-            (won if iv.verdict() == "reproduced" else lost if iv.verdict() == "not reproduced"
-             else parts).append(iv)  # fmt: skip
+            iv = Interval.of(
+                f"{shift} {best} - L2",
+                (d[best] - d["L2"]).dropna(),
+                null=0.0,
+                smallest=self.MIN_GAIN,
+            )
+            (
+                won
+                if iv.verdict() == "reproduced"
+                else lost
+                if iv.verdict() == "not reproduced"
+                else parts
+            ).append(iv)
         n = len(won) + len(lost) + len(parts)
-        verdict = ("reproduced" if 2 * len(won) > n else "not reproduced" if 2 * len(lost) >= n
-                   else "inconclusive")  # fmt: skip
+        verdict = (
+            "reproduced"
+            if 2 * len(won) > n
+            else "not reproduced"
+            if 2 * len(lost) >= n
+            else "inconclusive"
+        )
         used = {"reproduced": won, "not reproduced": lost}.get(verdict, [])
         stats = {"shifts": n, "won": len(won), "lost": len(lost)}
         texts = "; ".join(iv.text() for iv in [*won, *lost, *parts])
-        return Decision(verdict, stats, f"{len(won)}/{n} shifts won, {len(lost)} lost: {texts}; "
-                        f"{cfg.steps} steps.", used)  # fmt: skip
+        return Decision(
+            verdict,
+            stats,
+            f"{len(won)}/{n} shifts won, {len(lost)} lost: {texts}; {cfg.steps} steps.",
+            used,
+        )
 
 
 register(IntermediateLayers())

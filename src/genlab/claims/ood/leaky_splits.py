@@ -41,8 +41,14 @@ class LeakySplits(Claim):
     """Random splits overstate generalization to new families; cluster splits do not (#3)."""
 
     id = "ood.leaky_splits"
-    papers = (Ref(3, "Bushuiev et al. 2024", "Learning to design protein-protein interactions "
-                  "with enhanced generalization (PPIformer, PPIRef)"),)  # fmt: skip
+    papers = (
+        Ref(
+            3,
+            "Bushuiev et al. 2024",
+            "Learning to design protein-protein interactions "
+            "with enhanced generalization (PPIformer, PPIRef)",
+        ),
+    )
     statement = (
         "On family_clusters (families of near-duplicates, a family-specific label offset), an MLP's "
         "accuracy on a random split's held-out side exceeds (a) its accuracy on a cluster split's "
@@ -60,27 +66,46 @@ class LeakySplits(Claim):
     budgets = {"smoke": {"steps": 500, "seeds": 3}, "full": {}}
     smoke_decides = False  # 3 seeds: a t multiplier of 4.3 cannot bound ±0.05
     GAP = 0.05  # fixed before running, as is the ±0.05 of (c)
-    measures = {"heldout": Final("test/heldout"), "fresh": Final("test/fresh"),
-                "val": Final("val/train")}  # fmt: skip
+    measures = {
+        "heldout": Final("test/heldout"),
+        "fresh": Final("test/fresh"),
+        "val": Final("val/train"),
+    }
     fit = Fit("val", 0.9)
     floor = Floor("fresh", 0.55)  # chance is 0.5
     figure = ArmBars("heldout", by="split")
     controls = {
-        "negative": Control({"family_effect": 0.0}, "not reproduced", "no family offset: the "
-                            "label is the shared rule alone, so memorizing a family buys nothing "
-                            "and a random split cannot overstate", budget="full", heavy=True),
-        "positive": Control({"family_effect": 3.0}, "reproduced", "twice the family offset: "
-                            "more of each label is family-specific, so by the paper's logic the "
-                            "random split overstates more", budget="full", heavy=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"family_effect": 0.0},
+            "not reproduced",
+            "no family offset: the "
+            "label is the shared rule alone, so memorizing a family buys nothing "
+            "and a random split cannot overstate",
+            budget="full",
+            heavy=True,
+        ),
+        "positive": Control(
+            {"family_effect": 3.0},
+            "reproduced",
+            "twice the family offset: "
+            "more of each label is family-specific, so by the paper's logic the "
+            "random split overstates more",
+            budget="full",
+            heavy=True,
+        ),
+    }
 
     def arms(self, cfg: LeakyConfig):
-        base = {"task": {"name": "family_clusters",
-                         "params": {"family_effect": cfg.family_effect}},
-                "model": {"name": "mlp", "params": {"width": 256, "depth": 2}},
-                "method": {"name": "erm"}, "optimizer": {"name": "adam", "lr": 1e-3},
-                "steps": cfg.steps, "batch_size": 64, "checkpoint_every": cfg.steps,
-                "eval": {"every": max(cfg.steps // 5, 1), "log_points": 0}}  # fmt: skip
+        base = {
+            "task": {"name": "family_clusters", "params": {"family_effect": cfg.family_effect}},
+            "model": {"name": "mlp", "params": {"width": 256, "depth": 2}},
+            "method": {"name": "erm"},
+            "optimizer": {"name": "adam", "lr": 1e-3},
+            "steps": cfg.steps,
+            "batch_size": 64,
+            "checkpoint_every": cfg.steps,
+            "eval": {"every": max(cfg.steps // 5, 1), "log_points": 0},
+        }
         split = {s: {"task.params.split": s} for s in ("random", "cluster")}
         return Design(base, axes={"split": split}, seeds=cfg.seeds).expand()
 
@@ -95,18 +120,33 @@ class LeakySplits(Claim):
         wide = table.pivot_table(index="seed", columns="split", values=["heldout", "fresh"])
         random, cluster = wide["heldout"]["random"], wide["heldout"]["cluster"]
         fresh = wide["fresh"].mean(axis=1)  # the same new families in both arms of a seed
-        ivs = [Interval.of("random - cluster held-out", (random - cluster).dropna(),
-                           smallest=self.GAP),
-               Interval.of("random held-out - new families", (random - fresh).dropna(),
-                           smallest=self.GAP),
-               Interval.of("cluster held-out - new families", (cluster - fresh).dropna(),
-                           smallest=self.GAP, absence=True)]  # fmt: skip
-        stats = {"random_heldout": random.mean(), "cluster_heldout": cluster.mean(),
-                 "fresh": fresh.mean(), "val": table["val"].mean()}  # fmt: skip
-        sentence = (f"Held-out accuracy over {len(wide)} seeds: random split "
-                    f"{stats['random_heldout']:.3f}, cluster split {stats['cluster_heldout']:.3f}; "
-                    f"new families {stats['fresh']:.3f} (val {stats['val']:.3f}); "
-                    + "; ".join(iv.text() for iv in ivs) + ".")  # fmt: skip
+        ivs = [
+            Interval.of(
+                "random - cluster held-out", (random - cluster).dropna(), smallest=self.GAP
+            ),
+            Interval.of(
+                "random held-out - new families", (random - fresh).dropna(), smallest=self.GAP
+            ),
+            Interval.of(
+                "cluster held-out - new families",
+                (cluster - fresh).dropna(),
+                smallest=self.GAP,
+                absence=True,
+            ),
+        ]
+        stats = {
+            "random_heldout": random.mean(),
+            "cluster_heldout": cluster.mean(),
+            "fresh": fresh.mean(),
+            "val": table["val"].mean(),
+        }
+        sentence = (
+            f"Held-out accuracy over {len(wide)} seeds: random split "
+            f"{stats['random_heldout']:.3f}, cluster split {stats['cluster_heldout']:.3f}; "
+            f"new families {stats['fresh']:.3f} (val {stats['val']:.3f}); "
+            + "; ".join(iv.text() for iv in ivs)
+            + "."
+        )
         return Decision(combine([iv.verdict() for iv in ivs]), stats, sentence, ivs)
 
 

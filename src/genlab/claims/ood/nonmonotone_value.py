@@ -39,8 +39,9 @@ class NonmonotoneConfig(Params):
     n: int = Field(10, ge=2)
     separation: float = Field(1.0, gt=0, description="|mu|")
     theta: float = Field(45.0, ge=0, le=180, description="degrees between target and OOD means")
-    m_grid: list[int] = Field(default_factory=lambda: [0, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
-                              min_length=3)  # fmt: skip
+    m_grid: list[int] = Field(
+        default_factory=lambda: [0, 2, 5, 10, 20, 50, 100, 200, 500, 1000], min_length=3
+    )
     alpha_grid: int = Field(21, ge=2, description="alphas in [0, 1] tried for the weighted curve")
     draws: int = Field(20000, ge=100, description="Monte Carlo draws per point")
 
@@ -56,8 +57,13 @@ class NonmonotoneValue(Claim):
     """Target error is U-shaped in the number of OOD samples; weighting removes the rise (#47)."""
 
     id = "ood.nonmonotone_value"
-    papers = (Ref(47, "De Silva, Ramesh, Priebe, Chaudhari & Vogelstein 2023", "The value of "
-                  "out-of-distribution data"),)  # fmt: skip
+    papers = (
+        Ref(
+            47,
+            "De Silva, Ramesh, Priebe, Chaudhari & Vogelstein 2023",
+            "The value of out-of-distribution data",
+        ),
+    )
     statement = (
         "FLD on n target + m OOD two-Gaussian samples (OOD means rotated by theta): the pooled "
         "target error falls (its minimum over m is below the m = 0 error by >= 0.002, 3-SE "
@@ -69,27 +75,47 @@ class NonmonotoneValue(Claim):
     scope = "paper"  # the paper's own two-Gaussian FLD setting, its expected error in closed form
     budgets = {"smoke": {"draws": 4000}, "full": {"draws": 50000, "alpha_grid": 41}}
     MIN = 0.002  # fixed before running: 0.2 points of target error
-    measures = {"error": Final(SPLIT, "fld_error"), "error_se": Final(SPLIT, "fld_error_se"),
-                "weighted": Final(SPLIT, "fld_weighted_error"),
-                "weighted_se": Final(SPLIT, "fld_weighted_se"),
-                "alpha": Final(SPLIT, "fld_best_alpha")}  # fmt: skip
+    measures = {
+        "error": Final(SPLIT, "fld_error"),
+        "error_se": Final(SPLIT, "fld_error_se"),
+        "weighted": Final(SPLIT, "fld_weighted_error"),
+        "weighted_se": Final(SPLIT, "fld_weighted_se"),
+        "alpha": Final(SPLIT, "fld_best_alpha"),
+    }
     fit = Fit("error", 0.45, below=True)  # the FLD learns the target at every m (chance 0.5)
     floor = NotApplicable("floor", "the fit guard already requires every m below 0.45 error")
     figure = Scatter("m", "error", fit=False)
     controls = {
-        "negative": Control({"theta": 0.0}, "not reproduced", "theta = 0: the OOD samples come "
-                            "from the target distribution, so more of them never hurt", slow=True),
-        "positive": Control({"n": 20}, "reproduced", "n = 20 target samples (the paper's "
-                            "range is 10-20): at theta = 45 the OOD samples still first cut the "
-                            "FLD's variance, then bias it, so the U shape stays", slow=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"theta": 0.0},
+            "not reproduced",
+            "theta = 0: the OOD samples come "
+            "from the target distribution, so more of them never hurt",
+            slow=True,
+        ),
+        "positive": Control(
+            {"n": 20},
+            "reproduced",
+            "n = 20 target samples (the paper's "
+            "range is 10-20): at theta = 45 the OOD samples still first cut the "
+            "FLD's variance, then bias it, so the U shape stays",
+            slow=True,
+        ),
+    }
 
     def arms(self, cfg: NonmonotoneConfig):
-        task = {"name": "two_gaussian_ood", "params": cfg.model_dump(
-            include={"d", "n", "separation", "theta"}) | {"m": 0, "n_test": 2}}  # fmt: skip
+        task = {
+            "name": "two_gaussian_ood",
+            "params": cfg.model_dump(include={"d", "n", "separation", "theta"})
+            | {"m": 0, "n_test": 2},
+        }
         probe = {"name": "fld_risk", "params": {"draws": cfg.draws, "alpha_grid": cfg.alpha_grid}}
-        base = {"task": task, "model": {"name": "mlp", "params": {"width": 2, "depth": 1}},
-                "steps": 1, "eval": {"every": 1, "log_points": 0, "probes": [probe]}}  # fmt: skip
+        base = {
+            "task": task,
+            "model": {"name": "mlp", "params": {"width": 2, "depth": 1}},
+            "steps": 1,
+            "eval": {"every": 1, "log_points": 0, "probes": [probe]},
+        }
         return Design(
             base, {"m": {m: {"task.params.m": m} for m in sorted(set(cfg.m_grid))}}
         ).expand()
@@ -122,20 +148,32 @@ class NonmonotoneValue(Claim):
         running = c["weighted"].cummin()
         worst = int((c["weighted"] - running).idxmax())
         best_before = int(c["weighted"].iloc[: worst + 1].idxmin())
-        ivs = [change(c, low, 0, "fall (m=0 minus min)", smallest=self.MIN),
-               change(c, low, last, "rise (largest m minus min)", smallest=self.MIN),
-               change(c, best_before, worst, "weighted rise", "weighted", smallest=self.MIN,
-                      absence=True)]  # fmt: skip
-        stats = {"error_m0": c["error"].iloc[0], "error_min": c["error"].iloc[low],
-                 "m_at_min": c["m"].iloc[low], "error_m_max": c["error"].iloc[last],
-                 "weighted_error_m_max": c["weighted"].iloc[last],
-                 "max_weighted_rise": ivs[2].estimate}  # fmt: skip
-        return Decision(combine([iv.verdict() for iv in ivs]), stats, f"Pooled FLD target error "
-                        f"{stats['error_m0']:.4f} at m=0, {stats['error_min']:.4f} at m="
-                        f"{stats['m_at_min']:.0f}, {stats['error_m_max']:.4f} at m={c['m'].iloc[-1]};"
-                        f" weighted ends at {stats['weighted_error_m_max']:.4f}; "
-                        f"{'; '.join(iv.text() for iv in ivs)}; d={cfg.d}, n={cfg.n}, theta="
-                        f"{cfg.theta}, {cfg.draws} draws.", ivs)  # fmt: skip
+        ivs = [
+            change(c, low, 0, "fall (m=0 minus min)", smallest=self.MIN),
+            change(c, low, last, "rise (largest m minus min)", smallest=self.MIN),
+            change(
+                c, best_before, worst, "weighted rise", "weighted", smallest=self.MIN, absence=True
+            ),
+        ]
+        stats = {
+            "error_m0": c["error"].iloc[0],
+            "error_min": c["error"].iloc[low],
+            "m_at_min": c["m"].iloc[low],
+            "error_m_max": c["error"].iloc[last],
+            "weighted_error_m_max": c["weighted"].iloc[last],
+            "max_weighted_rise": ivs[2].estimate,
+        }
+        return Decision(
+            combine([iv.verdict() for iv in ivs]),
+            stats,
+            f"Pooled FLD target error "
+            f"{stats['error_m0']:.4f} at m=0, {stats['error_min']:.4f} at m="
+            f"{stats['m_at_min']:.0f}, {stats['error_m_max']:.4f} at m={c['m'].iloc[-1]};"
+            f" weighted ends at {stats['weighted_error_m_max']:.4f}; "
+            f"{'; '.join(iv.text() for iv in ivs)}; d={cfg.d}, n={cfg.n}, theta="
+            f"{cfg.theta}, {cfg.draws} draws.",
+            ivs,
+        )
 
 
 register(NonmonotoneValue())

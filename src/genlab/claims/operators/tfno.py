@@ -63,8 +63,13 @@ class TFNO(Claim):
     """A Tucker TFNO with 19x fewer spectral parameters matches the dense FNO (#29)."""
 
     id = "operators.tfno"
-    papers = (Ref(29, "Kossaifi, Kovachki, Azizzadenesheli & Anandkumar 2023", "Multi-grid "
-                  "tensorized Fourier neural operator for high-resolution PDEs"),)  # fmt: skip
+    papers = (
+        Ref(
+            29,
+            "Kossaifi, Kovachki, Azizzadenesheli & Anandkumar 2023",
+            "Multi-grid tensorized Fourier neural operator for high-resolution PDEs",
+        ),
+    )
     statement = (
         "Paired over seeds on burgers_1d (ν 0.01, 1,000 training pairs at 64 points), "
         "neuraloperator FNOs of 16 modes, 32 channels, 4 layers: the Tucker TFNO at rank 0.05 "
@@ -74,48 +79,84 @@ class TFNO(Claim):
     )
     Config = TFNOConfig
     scope = "proxy"
-    scope_note = ("1D viscous Burgers (ν 0.01) at 64 points with 1,000 pairs stands in for 2D "
-                  "turbulent Navier-Stokes at 1024²; per-layer Tucker factorisation (not joint); "
-                  "no multigrid domain decomposition; ~20 epochs of training")  # fmt: skip
+    scope_note = (
+        "1D viscous Burgers (ν 0.01) at 64 points with 1,000 pairs stands in for 2D "
+        "turbulent Navier-Stokes at 1024²; per-layer Tucker factorisation (not joint); "
+        "no multigrid domain decomposition; ~20 epochs of training"
+    )
     budgets = {"smoke": {"seeds": 2, "steps": 100, "n_train": 200, "n_test": 50}, "full": {}}
     smoke_decides = False
-    measures = {"test": Final("test/iid", "rel_l2"), "fine": Final("test/fine", "rel_l2"),
-                "train": Final("train/main", "rel_l2")}  # fmt: skip
+    measures = {
+        "test": Final("test/iid", "rel_l2"),
+        "fine": Final("test/fine", "rel_l2"),
+        "train": Final("train/main", "rel_l2"),
+    }
     fit = Fit("train", 0.1, where={"arm": ("dense", "reduced")}, below=True)
-    floor = NotApplicable("floor", "the fit guard (training relative L2 <= 0.1 for the arms the "
-                          "decision reads) already rules out arms at the floor (predicting zero "
-                          "gives 1.0)")  # fmt: skip
+    floor = NotApplicable(
+        "floor",
+        "the fit guard (training relative L2 <= 0.1 for the arms the "
+        "decision reads) already rules out arms at the floor (predicting zero "
+        "gives 1.0)",
+    )
     figure = ArmBars("test", by=("arm",))
     controls = {
-        "negative": Control({"rank_reduced": 0.005}, "not reproduced",
-                            "Tucker ranks (1, 1, 1): each layer's spectral weight couples the 32 "
-                            "channels through one rank-one path (296 spectral parameters, 124x "
-                            "fewer), below what the paper's compression results say a TFNO "
-                            "keeps without losing accuracy", budget="full", heavy=True),
-        "positive": Control({"rank_reduced": 1.0}, "reproduced",
-                            "the Tucker TFNO at full rank (as many spectral parameters as the "
-                            "dense FNO) must match it: shows that 'reproduced' is reachable by "
-                            "this design", budget="full", heavy=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"rank_reduced": 0.005},
+            "not reproduced",
+            "Tucker ranks (1, 1, 1): each layer's spectral weight couples the 32 "
+            "channels through one rank-one path (296 spectral parameters, 124x "
+            "fewer), below what the paper's compression results say a TFNO "
+            "keeps without losing accuracy",
+            budget="full",
+            heavy=True,
+        ),
+        "positive": Control(
+            {"rank_reduced": 1.0},
+            "reproduced",
+            "the Tucker TFNO at full rank (as many spectral parameters as the "
+            "dense FNO) must match it: shows that 'reproduced' is reachable by "
+            "this design",
+            budget="full",
+            heavy=True,
+        ),
+    }
     MARGIN = math.log(1.1)  # fixed before running
 
     def arms(self, cfg: TFNOConfig):
-        task = {"name": "burgers_1d", "params": {"n_train": cfg.n_train, "n_test": cfg.n_test,
-                                                 "viscosity": cfg.viscosity}}  # fmt: skip
+        task = {
+            "name": "burgers_1d",
+            "params": {"n_train": cfg.n_train, "n_test": cfg.n_test, "viscosity": cfg.viscosity},
+        }
         size = {"modes": cfg.modes, "width": cfg.width, "layers": cfg.layers}
-        models = {"dense": {"name": "fno", "params": size},
-                  "matched": {"name": "tfno", "params": {**size, "rank": cfg.rank_matched}},
-                  "reduced": {"name": "tfno", "params": {**size, "rank": cfg.rank_reduced}}}  # fmt: skip
+        models = {
+            "dense": {"name": "fno", "params": size},
+            "matched": {"name": "tfno", "params": {**size, "rank": cfg.rank_matched}},
+            "reduced": {"name": "tfno", "params": {**size, "rank": cfg.rank_reduced}},
+        }
         rows = []
         for arm in ARMS:
             for s in range(cfg.seeds):
-                rows.append(({"arm": arm}, {
-                    "task": task, "model": models[arm], "method": {"name": "rel_l2"},
-                    "optimizer": {"name": "adam", "lr": cfg.lr, "decay": "cosine"},
-                    "steps": cfg.steps, "batch_size": cfg.batch, "checkpoint_every": cfg.steps,
-                    "eval": {"every": cfg.steps, "log_points": 0,
-                             "probes": [{"name": "regression_error"}]},
-                    "seed": s, "data_seed": s}))  # fmt: skip
+                rows.append(
+                    (
+                        {"arm": arm},
+                        {
+                            "task": task,
+                            "model": models[arm],
+                            "method": {"name": "rel_l2"},
+                            "optimizer": {"name": "adam", "lr": cfg.lr, "decay": "cosine"},
+                            "steps": cfg.steps,
+                            "batch_size": cfg.batch,
+                            "checkpoint_every": cfg.steps,
+                            "eval": {
+                                "every": cfg.steps,
+                                "log_points": 0,
+                                "probes": [{"name": "regression_error"}],
+                            },
+                            "seed": s,
+                            "data_seed": s,
+                        },
+                    )
+                )
         return arms(rows)
 
     def synthetic(self, cfg: TFNOConfig, arm: dict, case: Case) -> dict[str, float]:
@@ -131,9 +172,15 @@ class TFNO(Claim):
         for measure, where in (("test", "64"), ("fine", "128")):
             err = {a: by_seed(table, a, measure) for a in ARMS}
             log_ratio = (err["reduced"].map(math.log) - err["dense"].map(math.log)).dropna()
-            ivs.append(Interval.of(f"log(TFNO rank {cfg.rank_reduced:g} / dense) at {where} "
-                                   "points", log_ratio.tolist(), null=self.MARGIN,
-                                   smallest=self.MARGIN, above=False))  # fmt: skip
+            ivs.append(
+                Interval.of(
+                    f"log(TFNO rank {cfg.rank_reduced:g} / dense) at {where} points",
+                    log_ratio.tolist(),
+                    null=self.MARGIN,
+                    smallest=self.MARGIN,
+                    above=False,
+                )
+            )
             stats |= {f"{a}_{where}": err[a].mean() for a in ARMS}
             stats[f"ratio_{where}"] = math.exp(log_ratio.mean()) if len(log_ratio) else math.nan
         sentence = (

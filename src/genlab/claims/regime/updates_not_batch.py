@@ -93,12 +93,18 @@ class UpdatesConfig(Params):
 
     small_batch: int = Field(32, ge=2)
     large_batch: int = Field(512, ge=2)
-    large_arm_updates: str = Field("equal_epochs", pattern="^(equal_epochs|equal_updates)$",
-                               description="updates of the 'large' arm (negative control: "
-                               "equal_updates)")  # fmt: skip
+    large_arm_updates: str = Field(
+        "equal_epochs",
+        pattern="^(equal_epochs|equal_updates)$",
+        description="updates of the 'large' arm (negative control: equal_updates)",
+    )
     ghost_batch: int = Field(32, ge=2)
-    epochs: int = Field(30, ge=1, description="epochs of the equal-epoch arms (a fit-only "
-                        "pilot: the large batch classifies its whole training set)")  # fmt: skip
+    epochs: int = Field(
+        30,
+        ge=1,
+        description="epochs of the equal-epoch arms (a fit-only "
+        "pilot: the large batch classifies its whole training set)",
+    )
     train_size: int = Field(1000, ge=100, le=1500)
     lr: float = Field(0.05, gt=0, description="SGD learning rate at small_batch")
     channels: list[int] = Field(default_factory=lambda: [16, 32], min_length=1)
@@ -117,8 +123,14 @@ class UpdatesNotBatch(Claim):
     it; weight distance from init grows like log t (Hoffer et al., #9)."""
 
     id = "regime.updates_not_batch"
-    papers = (Ref(9, "Hoffer, Hubara & Soudry 2017", "Train longer, generalize better: closing "
-                  "the generalization gap in large batch training of neural networks"),)  # fmt: skip
+    papers = (
+        Ref(
+            9,
+            "Hoffer, Hubara & Soudry 2017",
+            "Train longer, generalize better: closing "
+            "the generalization gap in large batch training of neural networks",
+        ),
+    )
     statement = (
         "Paired over >= 3 seeds (digits, small BN CNN, SGD, 30 epochs), at matched fit (every "
         "run of the small batch, the large batch and Ghost BN classifies its whole training set: "
@@ -132,26 +144,33 @@ class UpdatesNotBatch(Claim):
     )
     Config = UpdatesConfig
     scope = "proxy"
-    scope_note = ("Hoffer et al. train ResNets on MNIST/CIFAR/ImageNet at batch 128 vs 4096; genlab "
-                  "trains a two-block BN CNN on scikit-learn digits at batch 32 vs 512 (ratio 16), "
-                  "constant learning rate, no weight decay or augmentation")  # fmt: skip
+    scope_note = (
+        "Hoffer et al. train ResNets on MNIST/CIFAR/ImageNet at batch 128 vs 4096; genlab "
+        "trains a two-block BN CNN on scikit-learn digits at batch 32 vs 512 (ratio 16), "
+        "constant learning rate, no weight decay or augmentation"
+    )
     budgets = {"smoke": {"seeds": 3}, "full": {"seeds": 10}}
     measures = {
-        "test": Final("test/heldout"), "train": Final("train/main"),
+        "test": Final("test/heldout"),
+        "train": Final("train/main"),
         "train_loss": Final("train/main", "loss"),
         "log_fit": Derived(log_vs_sqrt, "R^2 of weight distance vs log t minus vs sqrt t"),
-    }  # fmt: skip
+    }
     FIT = 0.99  # per run, on the arms the gap and Ghost BN parts read: matched fit
     fit = Fit("train", FIT)
     floor = Floor("test", 0.2)  # 10 classes: chance 0.1
     figure = ArmBars("test", by="arm")
     controls = {
-        "negative": Control({"large_arm_updates": "equal_updates", "large_batch": 256},
-                            "not reproduced", "the 'large' arm (batch 256) gets as many updates "
-                            "as the small batch: by the paper's own account the gap comes from "
-                            "too few updates, so there is none (gap CI below 0.01)",
-                            budget="full", heavy=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"large_arm_updates": "equal_updates", "large_batch": 256},
+            "not reproduced",
+            "the 'large' arm (batch 256) gets as many updates "
+            "as the small batch: by the paper's own account the gap comes from "
+            "too few updates, so there is none (gap CI below 0.01)",
+            budget="full",
+            heavy=True,
+        ),
+    }
 
     def arms(self, cfg: UpdatesConfig):
         steps = max(1, round(cfg.epochs * cfg.train_size / cfg.small_batch))
@@ -160,22 +179,29 @@ class UpdatesNotBatch(Claim):
         def spec(batch: int, updates: str, model: dict, seed: int) -> dict:
             return {
                 "task": {"name": "digits", "params": {"train_size": cfg.train_size}},
-                "model": model, "method": {"name": "erm"},
+                "model": model,
+                "method": {"name": "erm"},
                 "optimizer": {"name": "sgd", "lr": cfg.lr, "momentum": 0.9, "grad_clip": 5.0},
-                "steps": steps, "batch_size": batch, "checkpoint_every": 10**6,
-                "regime": {"base_batch": cfg.small_batch, "lr_scaling": "sqrt",
-                           "updates": updates},
-                "eval": {"every": 10**6, "log_points": cfg.log_points,
-                         "probes": [{"name": "accuracy"}, {"name": "loss"},
-                                    {"name": "weight_distance"}]},
-                "seed": seed, "data_seed": seed,
-            }  # fmt: skip
+                "steps": steps,
+                "batch_size": batch,
+                "checkpoint_every": 10**6,
+                "regime": {"base_batch": cfg.small_batch, "lr_scaling": "sqrt", "updates": updates},
+                "eval": {
+                    "every": 10**6,
+                    "log_points": cfg.log_points,
+                    "probes": [{"name": "accuracy"}, {"name": "loss"}, {"name": "weight_distance"}],
+                },
+                "seed": seed,
+                "data_seed": seed,
+            }
 
         gbn = {"name": "ghost_bn", "params": {"model": cnn, "ghost_batch": cfg.ghost_batch}}
-        plan = {"small": (cfg.small_batch, "equal_epochs", cnn),
-                "large": (cfg.large_batch, cfg.large_arm_updates, cnn),
-                "large_gbn": (cfg.large_batch, "equal_epochs", gbn),
-                "large_updates": (cfg.large_batch, "equal_updates", cnn)}  # fmt: skip
+        plan = {
+            "small": (cfg.small_batch, "equal_epochs", cnn),
+            "large": (cfg.large_batch, cfg.large_arm_updates, cnn),
+            "large_gbn": (cfg.large_batch, "equal_epochs", gbn),
+            "large_updates": (cfg.large_batch, "equal_updates", cnn),
+        }
         return arms([({"arm": a}, spec(*plan[a], s)) for a in ARMS for s in range(cfg.seeds)])
 
     def synthetic(self, cfg: UpdatesConfig, arm: dict, case: Case) -> dict[str, float]:
@@ -185,21 +211,31 @@ class UpdatesNotBatch(Claim):
         0.5."""
         test = {"small": 0.986, "large": 0.956, "large_gbn": 0.976, "large_updates": 0.985}
         train = 0.5 if case == "unfit" and arm["arm"] == "large" else 1.0
-        return {"test": 0.986 if case == "null" else test[arm["arm"]], "train": train,
-                "train_loss": 0.005, "log_fit": -0.1 if case == "null" else 0.1}  # fmt: skip
+        return {
+            "test": 0.986 if case == "null" else test[arm["arm"]],
+            "train": train,
+            "train_loss": 0.005,
+            "log_fit": -0.1 if case == "null" else 0.1,
+        }
 
     def decide(self, cfg: UpdatesConfig, table: pd.DataFrame) -> Decision:
         train = table[table["arm"].isin(("small", "large", "large_gbn"))]
         lowest = train.groupby("arm")["train"].min()
         loss = table.groupby("arm")["train_loss"].mean()
-        fit_text = ("lowest train accuracy per run " + ", ".join(f"{a} {v:.3f}" for a, v in
-                    lowest.items()) + "; mean train loss " + ", ".join(
-                    f"{a} {loss.get(a, math.nan):.4f}" for a in ARMS))  # fmt: skip
+        fit_text = (
+            "lowest train accuracy per run "
+            + ", ".join(f"{a} {v:.3f}" for a, v in lowest.items())
+            + "; mean train loss "
+            + ", ".join(f"{a} {loss.get(a, math.nan):.4f}" for a in ARMS)
+        )
         if not (lowest >= self.FIT).all():  # includes NaN: a missing or diverged run
-            return Decision("inconclusive", {f"train_min_{a}": v for a, v in lowest.items()},
-                            f"Not at matched fit ({cfg.epochs} epochs): a run of the small "
-                            f"batch, the large batch or Ghost BN did not classify its training "
-                            f"set (train accuracy < {self.FIT:g}): {fit_text}.")  # fmt: skip
+            return Decision(
+                "inconclusive",
+                {f"train_min_{a}": v for a, v in lowest.items()},
+                f"Not at matched fit ({cfg.epochs} epochs): a run of the small "
+                f"batch, the large batch or Ghost BN did not classify its training "
+                f"set (train accuracy < {self.FIT:g}): {fit_text}.",
+            )
         acc = {a: by_seed(table, a, "test") for a in ARMS}
         gap = acc["small"] - acc["large"]
         recovered = acc["large_updates"] - acc["large"] - gap / 2
@@ -211,11 +247,15 @@ class UpdatesNotBatch(Claim):
                 "R^2(log t) - R^2(sqrt t)", by_seed(table, "small", "log_fit").tolist(), null=0
             ),
         ]
-        stats = {**{f"test_{a}": v.mean() for a, v in acc.items()}, "gap": gap.mean(),
-                 "recovered_share": float((acc["large_updates"] - acc["large"]).mean()
-                                          / gap.mean()) if gap.mean() else math.nan,
-                 "gbn_gain": (acc["large_gbn"] - acc["large"]).mean(),
-                 "log_minus_sqrt_r2": by_seed(table, "small", "log_fit").mean()}  # fmt: skip
+        stats = {
+            **{f"test_{a}": v.mean() for a, v in acc.items()},
+            "gap": gap.mean(),
+            "recovered_share": float((acc["large_updates"] - acc["large"]).mean() / gap.mean())
+            if gap.mean()
+            else math.nan,
+            "gbn_gain": (acc["large_gbn"] - acc["large"]).mean(),
+            "log_minus_sqrt_r2": by_seed(table, "small", "log_fit").mean(),
+        }
         sentence = (
             "Test accuracy "
             + ", ".join(f"{a} {stats[f'test_{a}']:.3f}" for a in ARMS)

@@ -70,9 +70,15 @@ class Upsampling(Claim):
     """USEFUL beats training on the original data, with GD and with SAM (Nguyen et al., #80)."""
 
     id = "regime.upsampling"
-    papers = (Ref(80, "Nguyen, Haddad, Gan & Mirzasoleiman 2024", "Changing the training data "
-                  "distribution to reduce simplicity bias improves in-distribution "
-                  "generalization"),)  # fmt: skip
+    papers = (
+        Ref(
+            80,
+            "Nguyen, Haddad, Gan & Mirzasoleiman 2024",
+            "Changing the training data "
+            "distribution to reduce simplicity bias improves in-distribution "
+            "generalization",
+        ),
+    )
     statement = (
         "Paired over >= 3 seeds on easy_hard_features (one-hidden-layer MLP, full batch): "
         "training from scratch on the data with the early run's slow cluster upsampled once has a "
@@ -82,9 +88,11 @@ class Upsampling(Claim):
     )
     Config = UpsamplingConfig
     scope = "proxy"
-    scope_note = ("Nguyen et al.'s main results are CNNs on CIFAR/STL/Tiny-ImageNet with SGD/SAM and "
-                  "augmentation; genlab uses their synthetic data model (easy_hard_features) with a "
-                  "one-hidden-layer MLP and full-batch GD/SAM, constant learning rate")  # fmt: skip
+    scope_note = (
+        "Nguyen et al.'s main results are CNNs on CIFAR/STL/Tiny-ImageNet with SGD/SAM and "
+        "augmentation; genlab uses their synthetic data model (easy_hard_features) with a "
+        "one-hidden-layer MLP and full-batch GD/SAM, constant learning rate"
+    )
     budgets = {"smoke": {"seeds": 3, "steps": 300}, "full": {}}
     measures = {"test": Final("test/iid"), "train": Final("train/main")}
     fit = Fit("train", 0.95)
@@ -92,32 +100,54 @@ class Upsampling(Claim):
     extra_guards = (Ceiling("test", 0.995),)
     figure = ArmBars("test", by=("optimiser", "data"))
     controls = {
-        "negative": Control({"mode": "random", "p_fast": 0.7, "seeds": 6}, "not reproduced",
-                            "the upsampled examples are drawn at random per class (the paper's "
-                            "own control), at the positive control's setting where USEFUL has "
-                            "room to gain: the data keeps its mix of fast and slow examples, so "
-                            "simplicity bias is untouched and the gain vanishes", slow=True),
-        "positive": Control({"p_fast": 0.7, "seeds": 6}, "reproduced", "30% of the examples "
-                            "carry only the slow feature (10% by default): by the paper's account "
-                            "USEFUL helps through those examples, so the gain has three times the "
-                            "room", slow=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"mode": "random", "p_fast": 0.7, "seeds": 6},
+            "not reproduced",
+            "the upsampled examples are drawn at random per class (the paper's "
+            "own control), at the positive control's setting where USEFUL has "
+            "room to gain: the data keeps its mix of fast and slow examples, so "
+            "simplicity bias is untouched and the gain vanishes",
+            slow=True,
+        ),
+        "positive": Control(
+            {"p_fast": 0.7, "seeds": 6},
+            "reproduced",
+            "30% of the examples "
+            "carry only the slow feature (10% by default): by the paper's account "
+            "USEFUL helps through those examples, so the gain has three times the "
+            "room",
+            slow=True,
+        ),
+    }
     MIN_GAIN = 0.005  # fixed before running
 
     def arms(self, cfg: UpsamplingConfig):
-        task = {"name": "easy_hard_features", "params": {"p_fast": cfg.p_fast, "dim": cfg.dim,
-                "beta_slow": cfg.beta_slow, "n_train": cfg.n_train}}  # fmt: skip
+        task = {
+            "name": "easy_hard_features",
+            "params": {
+                "p_fast": cfg.p_fast,
+                "dim": cfg.dim,
+                "beta_slow": cfg.beta_slow,
+                "n_train": cfg.n_train,
+            },
+        }
 
         def spec(opt: str, task: dict, steps: int, seed: int) -> dict:
-            method = ({"name": "sam", "params": {"rho": cfg.rho}} if opt == "sam"
-                      else {"name": "erm"})  # fmt: skip
-            return {"task": task, "model": {"name": "mlp", "params": {"width": cfg.width,
-                                                                       "depth": 1}},
-                    "method": method, "optimizer": {"name": "sgd", "lr": cfg.lr},
-                    "steps": steps, "batch_size": None, "checkpoint_every": steps,
-                    "eval": {"every": steps, "log_points": 0,
-                             "probes": [{"name": "accuracy"}]},
-                    "seed": seed, "data_seed": seed}  # fmt: skip
+            method = (
+                {"name": "sam", "params": {"rho": cfg.rho}} if opt == "sam" else {"name": "erm"}
+            )
+            return {
+                "task": task,
+                "model": {"name": "mlp", "params": {"width": cfg.width, "depth": 1}},
+                "method": method,
+                "optimizer": {"name": "sgd", "lr": cfg.lr},
+                "steps": steps,
+                "batch_size": None,
+                "checkpoint_every": steps,
+                "eval": {"every": steps, "log_points": 0, "probes": [{"name": "accuracy"}]},
+                "seed": seed,
+                "data_seed": seed,
+            }
 
         rows = []
         for opt in OPTIMISERS:
@@ -157,11 +187,18 @@ class Upsampling(Claim):
             )
             rand = by_seed(rows, "random", "test", "data")
             gain = (up - orig).dropna()
-            ivs.append(Interval.of(f"{cfg.mode} - orig ({opt})", gain.tolist(), null=0,
-                                   smallest=self.MIN_GAIN))  # fmt: skip
-            stats |= {f"test_{opt}_orig": orig.mean(), f"test_{opt}_useful": up.mean(),
-                      f"gain_{opt}": gain.mean(), f"test_{opt}_random": rand.mean(),
-                      f"gain_{opt}_over_random": (up - rand).mean()}  # fmt: skip
+            ivs.append(
+                Interval.of(
+                    f"{cfg.mode} - orig ({opt})", gain.tolist(), null=0, smallest=self.MIN_GAIN
+                )
+            )
+            stats |= {
+                f"test_{opt}_orig": orig.mean(),
+                f"test_{opt}_useful": up.mean(),
+                f"gain_{opt}": gain.mean(),
+                f"test_{opt}_random": rand.mean(),
+                f"gain_{opt}_over_random": (up - rand).mean(),
+            }
         sentence = (
             f"Test accuracy GD {stats['test_gd_orig']:.3f} -> {stats['test_gd_useful']:.3f}, "
             f"SAM {stats['test_sam_orig']:.3f} -> {stats['test_sam_useful']:.3f} with the "

@@ -41,8 +41,13 @@ def _copy_assets(out: Path) -> None:
         (dest / name).write_text(src.read_text(encoding="utf-8"), encoding="utf-8")
 
 
-def build_site(store: Store, out: Path, claims: Mapping[str, Any],
-               recorded: Path | None = RECORDED, publish: bool = False) -> Path:  # fmt: skip
+def build_site(
+    store: Store,
+    out: Path,
+    claims: Mapping[str, Any],
+    recorded: Path | None = RECORDED,
+    publish: bool = False,
+) -> Path:
     """Write the site into ``out`` (created; its ``claims``/``sweeps``/``runs``/``figures`` are
     replaced) and return the index's path; ``claims`` maps claim ids to the registered claim
     objects, and ``recorded`` is the verdict file shown beside the store's verdicts (the
@@ -68,8 +73,9 @@ def build_site(store: Store, out: Path, claims: Mapping[str, Any],
     _copy_assets(out)
 
     for cid, entry in data.recorded.items():
-        (out / pages.evidence_path(cid)).write_text(evidence_figure(cid, entry, BUDGETS),
-                                                    encoding="utf-8")  # fmt: skip
+        (out / pages.evidence_path(cid)).write_text(
+            evidence_figure(cid, entry, BUDGETS), encoding="utf-8"
+        )
     papers = {p.number: p for p in data.papers}
     all_ids = [r for recs in data.verdicts.values() for rec in recs for r in rec.run_ids]
     final = final_values(store.metrics(sorted(set(all_ids))))
@@ -81,8 +87,17 @@ def build_site(store: Store, out: Path, claims: Mapping[str, Any],
                 name = f"figures/{slug(cid)}-{slug(rec.budget)}-{rec.config_id}.png"
                 shutil.copyfile(rec.figure, out / name)
                 figures[rec.config_id] = name
-        html = pages.claim_page(cid, data.claims.get(cid), recs, claims.get(cid), papers, final,
-                                figures, site, data.recorded.get(cid))  # fmt: skip
+        html = pages.claim_page(
+            cid,
+            data.claims.get(cid),
+            recs,
+            claims.get(cid),
+            papers,
+            final,
+            figures,
+            site,
+            data.recorded.get(cid),
+        )
         (out / "claims" / f"{cid}.html").write_text(html, encoding="utf-8")
 
     for sw in data.sweeps.itertuples():
@@ -111,6 +126,8 @@ def build_site(store: Store, out: Path, claims: Mapping[str, Any],
         (out / ".nojekyll").write_text("", encoding="utf-8")
         bad = outside_links(out)
         if bad:
-            raise GenlabError(f"the site in {out} has {len(bad)} link(s) that do not resolve "
-                              f"inside it, e.g. {bad[0]}; it was not published")  # fmt: skip
+            raise GenlabError(
+                f"the site in {out} has {len(bad)} link(s) that do not resolve "
+                f"inside it, e.g. {bad[0]}; it was not published"
+            )
     return index

@@ -30,9 +30,22 @@ from genlab.store import Store
 VERDICTS = ("reproduced", "not reproduced", "inconclusive")
 BUDGETS = ("full", "smoke")  # the recorded verdict a claim shows: full budget, else smoke
 RECORDED = Path(genlab.__file__).resolve().parents[2] / "docs" / "verdicts.json"
-__all__ = ["BUDGETS", "RECORDED", "VERDICTS", "SiteData", "VerdictRecord", "claim_row", "gather",
-           "load_recorded", "paper_refs", "recorded_reason", "reproduce_command", "shown_recorded",
-           "slug", "toml_literal"]  # fmt: skip
+__all__ = [
+    "BUDGETS",
+    "RECORDED",
+    "VERDICTS",
+    "SiteData",
+    "VerdictRecord",
+    "claim_row",
+    "gather",
+    "load_recorded",
+    "paper_refs",
+    "recorded_reason",
+    "reproduce_command",
+    "shown_recorded",
+    "slug",
+    "toml_literal",
+]
 
 
 def claim_row(claim: Any) -> dict[str, Any]:
@@ -116,15 +129,21 @@ def paper_refs(papers: Any) -> list[dict[str, Any]]:
     refs = []
     for p in papers or []:
         if isinstance(p, dict):
-            ref = {"row": p.get("row"), "authors": p.get("authors", ""),
-                   "title": p.get("title", "")}  # fmt: skip
+            ref = {
+                "row": p.get("row"),
+                "authors": p.get("authors", ""),
+                "title": p.get("title", ""),
+            }
         elif isinstance(p, int) and not isinstance(p, bool):
             ref = {"row": p, "authors": "", "title": ""}
         elif isinstance(p, str):
             ref = {"row": None, "authors": p, "title": ""}
         else:
-            ref = {"row": getattr(p, "row", None), "authors": getattr(p, "authors", ""),
-                   "title": getattr(p, "title", "")}  # fmt: skip
+            ref = {
+                "row": getattr(p, "row", None),
+                "authors": getattr(p, "authors", ""),
+                "title": getattr(p, "title", ""),
+            }
         refs.append(ref)
     return refs
 
@@ -136,8 +155,9 @@ def load_recorded(path: Path | None = RECORDED) -> dict[str, dict[str, Any]]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise SpecError(f"{path}: not a verdict file ({exc}); remake it with "
-                        "tools/verdict_tables.py") from None  # fmt: skip
+        raise SpecError(
+            f"{path}: not a verdict file ({exc}); remake it with tools/verdict_tables.py"
+        ) from None
     if not isinstance(data, dict) or not all(isinstance(d, dict) for d in data.values()):
         raise SpecError(f"{path}: not a verdict file (an object of claim entries expected)")
     return data
@@ -165,8 +185,14 @@ def shown_recorded(entry: dict[str, Any] | None) -> tuple[str, dict[str, Any]] |
     """The recorded verdict a claim shows, ``(budget, entry)``: the full budget's, else the smoke
     budget's; None when neither was recorded."""
     entry = entry or {}
-    return next(((b, entry[b]) for b in BUDGETS if isinstance(entry.get(b), dict)
-                 and entry[b].get("verdict") in VERDICTS), None)  # fmt: skip
+    return next(
+        (
+            (b, entry[b])
+            for b in BUDGETS
+            if isinstance(entry.get(b), dict) and entry[b].get("verdict") in VERDICTS
+        ),
+        None,
+    )
 
 
 def recorded_reason(rec: dict[str, Any]) -> str:
@@ -182,8 +208,9 @@ def recorded_reason(rec: dict[str, Any]) -> str:
     return ""
 
 
-def gather(store: Store, registered: Mapping[str, Any],
-           recorded: Path | None = RECORDED) -> SiteData:  # fmt: skip
+def gather(
+    store: Store, registered: Mapping[str, Any], recorded: Path | None = RECORDED
+) -> SiteData:
     """The site's data: ``registered`` maps claim ids to the claim objects of this process;
     ``recorded`` is the verdict file to show beside the store's (None: none)."""
     from genlab.papers import catalogue
@@ -200,5 +227,11 @@ def gather(store: Store, registered: Mapping[str, Any],
         rec.runs = runs[runs["run_id"].isin(rec.run_ids)]
         verdicts.setdefault(rec.claim_id, []).append(rec)
     found = load_recorded(recorded)
-    return SiteData(list(catalogue().values()), claims, verdicts, store.sweeps(), found,
-                    str(recorded) if found else None)  # fmt: skip
+    return SiteData(
+        list(catalogue().values()),
+        claims,
+        verdicts,
+        store.sweeps(),
+        found,
+        str(recorded) if found else None,
+    )

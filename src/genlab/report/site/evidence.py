@@ -25,8 +25,10 @@ NUM = r"[-+]?(?:\d+(?:\.\d*)?(?:e[-+]?\d+)?|nan|inf)"
 # a part's name: from the last separator (start, ";", ":", "(", ". ", ", ") to the estimate,
 # parentheses allowed when balanced ("student - teacher (class)")
 _NAME = r"(?:^|(?<=[;:(])\s*|(?<=\.\s)|(?<=,\s))((?:[^;:\[\]()]|\([^()]*\))*?)"
-_STRICT = re.compile(_NAME + rf" ({NUM}) \[({NUM}), ({NUM})\] \(n=(\d+); (?:effect when CI "
-                     rf"([<>]) ({NUM}) and estimate reaches ({NUM})|absent when within ±({NUM}))\)")  # fmt: skip
+_STRICT = re.compile(
+    _NAME + rf" ({NUM}) \[({NUM}), ({NUM})\] \(n=(\d+); (?:effect when CI "
+    rf"([<>]) ({NUM}) and estimate reaches ({NUM})|absent when within ±({NUM}))\)"
+)
 _LOOSE = re.compile(_NAME + rf" ({NUM}) \[({NUM}), ({NUM})\]")
 
 WIDTH, PLOT = 640, (206.0, 430.0)
@@ -90,17 +92,35 @@ def parts_from_text(evidence: str) -> list[Part]:
     for m in _STRICT.finditer(evidence):
         name, est, lo, hi, n, rel, null, smallest, band = m.groups()
         if band is not None:
-            p = Part(_clean_name(name), float(est), float(lo), float(hi), int(n),
-                     smallest=float(band), absence=True)  # fmt: skip
+            p = Part(
+                _clean_name(name),
+                float(est),
+                float(lo),
+                float(hi),
+                int(n),
+                smallest=float(band),
+                absence=True,
+            )
         else:
-            p = Part(_clean_name(name), float(est), float(lo), float(hi), int(n), float(null),
-                     float(smallest), above=rel == ">")  # fmt: skip
+            p = Part(
+                _clean_name(name),
+                float(est),
+                float(lo),
+                float(hi),
+                int(n),
+                float(null),
+                float(smallest),
+                above=rel == ">",
+            )
         p.verdict = part_verdict(p)
         parts.append(p)
     if parts:
         return parts
-    return [Part(_clean_name(m.group(1)), float(m.group(2)), float(m.group(3)), float(m.group(4)))
-            for m in _LOOSE.finditer(evidence) if _clean_name(m.group(1)) != "—"]  # fmt: skip
+    return [
+        Part(_clean_name(m.group(1)), float(m.group(2)), float(m.group(3)), float(m.group(4)))
+        for m in _LOOSE.finditer(evidence)
+        if _clean_name(m.group(1)) != "—"
+    ]
 
 
 def parts_of(rec: dict[str, Any]) -> list[Part]:
@@ -108,10 +128,17 @@ def parts_of(rec: dict[str, Any]) -> list[Part]:
     if rec.get("intervals"):
         parts = []
         for iv in rec["intervals"]:
-            p = Part(str(iv.get("name", "")), _num(iv.get("estimate")), _num(iv.get("lo")),
-                     _num(iv.get("hi")), iv.get("n"), _num(iv.get("null", 0.0)),
-                     _num(iv.get("smallest", 0.0)), bool(iv.get("above", True)),
-                     bool(iv.get("absence", False)))  # fmt: skip
+            p = Part(
+                str(iv.get("name", "")),
+                _num(iv.get("estimate")),
+                _num(iv.get("lo")),
+                _num(iv.get("hi")),
+                iv.get("n"),
+                _num(iv.get("null", 0.0)),
+                _num(iv.get("smallest", 0.0)),
+                bool(iv.get("above", True)),
+                bool(iv.get("absence", False)),
+            )
             p.verdict = iv.get("verdict") or part_verdict(p)
             parts.append(p)
         return parts
@@ -169,30 +196,46 @@ def _row(p: Part, y: float, x: Scale) -> dict[str, Any]:
     if p.absence and p.smallest is not None:
         rule = f"reproduced within ±{p.smallest:g}"
     elif p.smallest is not None:
-        rule = (f"effect when the CI is {'above' if p.above else 'below'} {p.null or 0.0:g} and "
-                f"the estimate reaches {p.smallest:g}")  # fmt: skip
+        rule = (
+            f"effect when the CI is {'above' if p.above else 'below'} {p.null or 0.0:g} and "
+            f"the estimate reaches {p.smallest:g}"
+        )
     else:
         rule = "no threshold in the record"
-    return {"y": y, "label": label, "name": p.name, "numbers": numbers, "rule": rule,
-            "verdict": p.verdict or "unknown", "est": x(p.estimate), "lo": x(p.lo), "hi": x(p.hi),
-            "null": None if p.absence or p.smallest is None else x(p.null or 0.0),
-            "smallest": None if p.absence or p.smallest is None else x(p.smallest),
-            "band": (x(-p.smallest), x(p.smallest)) if p.absence and p.smallest is not None
-            else None}  # fmt: skip
+    return {
+        "y": y,
+        "label": label,
+        "name": p.name,
+        "numbers": numbers,
+        "rule": rule,
+        "verdict": p.verdict or "unknown",
+        "est": x(p.estimate),
+        "lo": x(p.lo),
+        "hi": x(p.hi),
+        "null": None if p.absence or p.smallest is None else x(p.null or 0.0),
+        "smallest": None if p.absence or p.smallest is None else x(p.smallest),
+        "band": (x(-p.smallest), x(p.smallest)) if p.absence and p.smallest is not None else None,
+    }
 
 
 def figure(claim_id: str, entry: dict[str, Any], budgets: tuple[str, ...]) -> str:
     """The SVG of a claim's recorded entry: one block per budget (its verdict, date and parts) on
     one scale, with its ticks under the last block."""
     recs = {b: entry[b] if isinstance(entry.get(b), dict) else {} for b in budgets}
-    parts = {b: parts_of(r) if r.get("verdict", "not run") != "not run" else []
-             for b, r in recs.items()}  # fmt: skip
+    parts = {
+        b: parts_of(r) if r.get("verdict", "not run") != "not run" else [] for b, r in recs.items()
+    }
     x = Scale([p for ps in parts.values() for p in ps])
     blocks, y = [], float(TOP)
     for b, rec in recs.items():
         verdict = rec.get("verdict") or "not run"
-        head = {"y": y + 15, "budget": b, "verdict": verdict, "measured": rec.get("measured", ""),
-                "scope": rec.get("scope") or entry.get("scope") or ""}  # fmt: skip
+        head = {
+            "y": y + 15,
+            "budget": b,
+            "verdict": verdict,
+            "measured": rec.get("measured", ""),
+            "scope": rec.get("scope") or entry.get("scope") or "",
+        }
         y += HEAD
         rows = []
         for p in parts[b]:
@@ -211,5 +254,12 @@ def figure(claim_id: str, entry: dict[str, Any], budgets: tuple[str, ...]) -> st
     if any(parts.values()):  # the scale's ticks and the legend
         axis = {"y": y, "ticks": x.ticks()}
         y += 18 + 22
-    return render("site/evidence.svg", claim_id=claim_id, blocks=blocks, axis=axis, width=WIDTH,
-                  height=int(y + 4), plot=PLOT)  # fmt: skip
+    return render(
+        "site/evidence.svg",
+        claim_id=claim_id,
+        blocks=blocks,
+        axis=axis,
+        width=WIDTH,
+        height=int(y + 4),
+        plot=PLOT,
+    )

@@ -28,8 +28,12 @@ from genlab.report.templating import render
 from genlab.store import Store
 
 # a run's status -> the verdict badge whose colour it borrows (running: grey)
-STATUS_BADGE = {"done": "reproduced", "diverged": "inconclusive", "failed": "not reproduced",
-                "interrupted": "inconclusive"}  # fmt: skip
+STATUS_BADGE = {
+    "done": "reproduced",
+    "diverged": "inconclusive",
+    "failed": "not reproduced",
+    "interrupted": "inconclusive",
+}
 
 
 def flatten(obj: Any, prefix: str = "") -> dict[str, Any]:
@@ -67,8 +71,10 @@ class Presets:
         run = flatten(spec)
         best: tuple[int, str, dict[str, Any]] | None = None
         for name, flat in self.load().items():
-            if (flat.get("task.name"), flat.get("model.name")) != (run.get("task.name"),
-                                                                     run.get("model.name")):  # fmt: skip
+            if (flat.get("task.name"), flat.get("model.name")) != (
+                run.get("task.name"),
+                run.get("model.name"),
+            ):
                 continue
             diff = {k: v for k, v in run.items() if flat.get(k, object()) != v}
             if best is None or (len(diff), name) < (best[0], best[1]):
@@ -94,8 +100,9 @@ def reproduce(run_id: str, spec: dict[str, Any], presets: Presets) -> dict[str, 
     preset, diff = presets.nearest(spec) if not spec.get("imports") else (None, {})
     if preset is not None:
         changed = [c for c in ("task", "model", "method") if f"{c}.name" in diff]
-        short = {k: v for k, v in diff.items()
-                 if not any(k.startswith(f"{c}.params.") for c in changed)}  # fmt: skip
+        short = {
+            k: v for k, v in diff.items() if not any(k.startswith(f"{c}.params.") for c in changed)
+        }
         for keys in [short, diff] if short != diff else [diff]:
             overrides = [override(k, v) for k, v in keys.items()]
             try:
@@ -109,8 +116,7 @@ def reproduce(run_id: str, spec: dict[str, Any], presets: Presets) -> dict[str, 
         same = parse_spec(json.loads(json.dumps(spec))).run_id == run_id
     except Exception:  # noqa: BLE001 - a spec today's code rejects (a plugin gone, a name renamed)
         same = False
-    return {"command": f"genlab run {run_id}.json", "preset": preset, "checked": same,
-            "file": True}  # fmt: skip
+    return {"command": f"genlab run {run_id}.json", "preset": preset, "checked": same, "file": True}
 
 
 def _finite(v: Any) -> Any:
@@ -143,15 +149,22 @@ def membership(store: Store, data: SiteData) -> tuple[dict[str, list], dict[str,
     controls = store.control_verdicts()
     for row in controls.itertuples():
         for rid in row.run_ids:
-            claims.setdefault(rid, []).append((row.claim_id, f"{row.control} control "
-                                               f"({row.budget})", "verdicts"))  # fmt: skip
+            claims.setdefault(rid, []).append(
+                (row.claim_id, f"{row.control} control ({row.budget})", "verdicts")
+            )
     return sweeps, claims
 
 
 def _kinds(spec: dict[str, Any], sweeps: list, claims: list) -> list[str]:
-    kinds = [k for k, on in (("claim", any("verdict" in c[1] for c in claims)),
-                             ("control", any("control" in c[1] for c in claims)),
-                             ("sweep", bool(sweeps))) if on]  # fmt: skip
+    kinds = [
+        k
+        for k, on in (
+            ("claim", any("verdict" in c[1] for c in claims)),
+            ("control", any("control" in c[1] for c in claims)),
+            ("sweep", bool(sweeps)),
+        )
+        if on
+    ]
     kinds = kinds or ["single"]
     if spec.get("fed"):
         kinds.append("federated")
@@ -181,8 +194,10 @@ def write_runs(store: Store, data: SiteData, out: Path, site: dict[str, Any]) ->
     runs = store.runs()
     rows = run_rows(runs) if not runs.empty else []
     specs = {r["run_id"]: json.loads(r["spec"]) for r in runs.to_dict("records")}
-    finals = {r["run_id"]: json.loads(r["summary"]).get("final", {}) if r["summary"] else {}
-              for r in runs.to_dict("records")}  # fmt: skip
+    finals = {
+        r["run_id"]: json.loads(r["summary"]).get("final", {}) if r["summary"] else {}
+        for r in runs.to_dict("records")
+    }
     in_sweeps, in_claims = membership(store, data)
     presets = Presets()
     metric = default_metric(finals.values())
@@ -200,27 +215,71 @@ def write_runs(store: Store, data: SiteData, out: Path, site: dict[str, Any]) ->
             shutil.copyfile(curves, out / figure)
         (out / "runs" / f"{rid}.json").write_text(json.dumps(spec, indent=2), encoding="utf-8")
         error = (row.get("error") or "").strip().splitlines()
-        (out / "runs" / f"{rid}.html").write_text(render(
-            "site/run.html", **site, title=f"run {rid}", root="../", row=row, spec=spec,
-            kinds=kinds, how=how, sweeps=sweeps, claims=claims, figure=figure,
-            status_badge=STATUS_BADGE.get(row["status"], "not run"),
-            error=error[-1] if error else "", metrics=_metrics_table(final),
-            config=Table(["key", "value"], [[k, json.dumps(v) if isinstance(v, list | dict) else v]
-                                            for k, v in flatten(spec).items()],
-                         "the run's spec (every setting, defaults included)", "kv"),
-        ), encoding="utf-8")  # fmt: skip
-        table.append({"row": row, "kinds": kinds, "preset": how["preset"] or "none",
-                      "metrics": json.dumps(final, allow_nan=False, sort_keys=True),
-                      "value": final.get(metric) if metric else None,
-                      "status_badge": STATUS_BADGE.get(row["status"], "not run")})  # fmt: skip
+        (out / "runs" / f"{rid}.html").write_text(
+            render(
+                "site/run.html",
+                **site,
+                title=f"run {rid}",
+                root="../",
+                row=row,
+                spec=spec,
+                kinds=kinds,
+                how=how,
+                sweeps=sweeps,
+                claims=claims,
+                figure=figure,
+                status_badge=STATUS_BADGE.get(row["status"], "not run"),
+                error=error[-1] if error else "",
+                metrics=_metrics_table(final),
+                config=Table(
+                    ["key", "value"],
+                    [
+                        [k, json.dumps(v) if isinstance(v, list | dict) else v]
+                        for k, v in flatten(spec).items()
+                    ],
+                    "the run's spec (every setting, defaults included)",
+                    "kv",
+                ),
+            ),
+            encoding="utf-8",
+        )
+        table.append(
+            {
+                "row": row,
+                "kinds": kinds,
+                "preset": how["preset"] or "none",
+                "metrics": json.dumps(final, allow_nan=False, sort_keys=True),
+                "value": final.get(metric) if metric else None,
+                "status_badge": STATUS_BADGE.get(row["status"], "not run"),
+            }
+        )
     keys = sorted({k for f in finals.values() for k in f})
-    selects = [{"key": "kind", "label": "Kind", "options": sorted({k for t in table for k in t["kinds"]})},
-               {"key": "preset", "label": "Preset", "options": sorted({t["preset"] for t in table})},
-               {"key": "status", "label": "Status", "options": sorted({t["row"]["status"] for t in table})},
-               {"key": "method", "label": "Method", "options": sorted({str(t["row"]["method"]) for t in table})}]  # fmt: skip
-    (out / "runs.html").write_text(render(
-        "site/runs.html", **site, title="runs", root="", runs=table, selects=selects,
-        metric=metric, metric_keys=keys,
-    ), encoding="utf-8")  # fmt: skip
+    selects = [
+        {"key": "kind", "label": "Kind", "options": sorted({k for t in table for k in t["kinds"]})},
+        {"key": "preset", "label": "Preset", "options": sorted({t["preset"] for t in table})},
+        {
+            "key": "status",
+            "label": "Status",
+            "options": sorted({t["row"]["status"] for t in table}),
+        },
+        {
+            "key": "method",
+            "label": "Method",
+            "options": sorted({str(t["row"]["method"]) for t in table}),
+        },
+    ]
+    (out / "runs.html").write_text(
+        render(
+            "site/runs.html",
+            **site,
+            title="runs",
+            root="",
+            runs=table,
+            selects=selects,
+            metric=metric,
+            metric_keys=keys,
+        ),
+        encoding="utf-8",
+    )
     kinds = Counter(k for t in table for k in t["kinds"])
     return {"n": len(table), "kinds": sorted(kinds.items())}

@@ -32,8 +32,9 @@ def table_of(df: pd.DataFrame, caption: str = "", cls: str = "") -> Table:
     return Table([str(c) for c in df.columns], rows, caption, cls)
 
 
-def paper_items(refs: list[dict[str, Any]], papers: dict[int, Any],
-                index: str) -> list[dict[str, Any]]:  # fmt: skip
+def paper_items(
+    refs: list[dict[str, Any]], papers: dict[int, Any], index: str
+) -> list[dict[str, Any]]:
     """Each paper of a claim for the ``paper`` macro: a catalogue row links to its row of the
     index (``index``: the index's path from the page, ``""`` on the index itself) with the
     catalogue's name; a paper outside the catalogue gives its authors and title, without a link."""
@@ -45,18 +46,25 @@ def paper_items(refs: list[dict[str, Any]], papers: dict[int, Any],
         if n is None:
             items.append({"kind": "outside", "text": cited})
         elif n in papers:
-            items.append({"kind": "row", "text": f"#{n} {papers[n].name}",
-                          "href": f"{index}#paper-{n}"})  # fmt: skip
+            items.append(
+                {"kind": "row", "text": f"#{n} {papers[n].name}", "href": f"{index}#paper-{n}"}
+            )
         else:
             items.append({"kind": "unknown", "text": f"#{n} {cited}"})
     return items
 
 
-def footer(store_root: str, commit: str | None, recorded: str | None,
-           publish: bool = False) -> dict[str, Any]:  # fmt: skip
+def footer(
+    store_root: str, commit: str | None, recorded: str | None, publish: bool = False
+) -> dict[str, Any]:
     """The footer's facts: the store (only its folder's name in a published site, which names no
     path of the machine it was built on), the commit, and whether recorded verdicts are shown."""
     from pathlib import Path
 
-    return {"version": __version__, "store": Path(store_root).name if publish else store_root,
-            "built": time.time(), "commit": (commit or "")[:12], "recorded": bool(recorded)}  # fmt: skip
+    return {
+        "version": __version__,
+        "store": Path(store_root).name if publish else store_root,
+        "built": time.time(),
+        "commit": (commit or "")[:12],
+        "recorded": bool(recorded),
+    }
