@@ -48,7 +48,7 @@ from pydantic import Field
 
 from genlab.claims import register
 from genlab.claims.base import Case, Claim, Control, Decision, Ref
-from genlab.claims.dg._common import HELDOUT, MLP, VAL, DGConfig, dg_spec
+from genlab.claims.dg.common import HELDOUT, MLP, VAL, DGConfig, dg_spec
 from genlab.claims.guards import Fit, Floor, Interval, combine
 from genlab.design import Design
 from genlab.report.claim_figures import ArmBars

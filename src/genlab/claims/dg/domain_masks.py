@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from genlab.claims import register
 from genlab.claims.base import Control, Ref
-from genlab.claims.dg._common import BeatsERM
+from genlab.claims.dg.common import BeatsERM
 
 
 class DomainMasks(BeatsERM):

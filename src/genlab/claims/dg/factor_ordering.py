@@ -31,7 +31,7 @@ from scipy.stats import spearmanr
 
 from genlab.claims import register
 from genlab.claims.base import Case, Claim, Control, Decision, Ref
-from genlab.claims.dg._common import MLP, OPTIM, SMALL_CNN
+from genlab.claims.dg.common import MLP, OPTIM, SMALL_CNN
 from genlab.claims.guards import Fit, Floor, Interval
 from genlab.claims.measures import Final
 from genlab.design import Design

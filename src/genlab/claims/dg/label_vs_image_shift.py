@@ -43,7 +43,7 @@ from pydantic import Field
 
 from genlab.claims import register
 from genlab.claims.base import Case, Claim, Control, Decision, Ref
-from genlab.claims.dg._common import MLP, OPTIM, SMALL_CNN
+from genlab.claims.dg.common import MLP, OPTIM, SMALL_CNN
 from genlab.claims.guards import Fit, Floor, Interval, combine
 from genlab.claims.measures import Derived, Final
 from genlab.design import Design

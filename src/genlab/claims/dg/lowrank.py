@@ -26,7 +26,7 @@ from pydantic import Field
 
 from genlab.claims import register
 from genlab.claims.base import Case, Claim, Control, Decision, Ref
-from genlab.claims.dg._common import HELDOUT, SMALL_CNN, VAL, DGConfig, dg_spec, paired_gain
+from genlab.claims.dg.common import HELDOUT, SMALL_CNN, VAL, DGConfig, dg_spec, paired_gain
 from genlab.claims.guards import Fit, Floor, Interval
 from genlab.design import Design
 from genlab.report.claim_figures import ArmBars

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from genlab.claims import register
 from genlab.claims.base import Ref
-from genlab.claims.dg._common import BeatsERM
+from genlab.claims.dg.common import BeatsERM
 
 
 class RationaleInvariance(BeatsERM):

@@ -19,7 +19,7 @@ from pydantic import Field
 
 from genlab.claims import register
 from genlab.claims.base import Case, Claim, Control, Decision, Ref
-from genlab.claims.dg._common import SMALL_CNN, DGConfig, dg_spec, paired_gain
+from genlab.claims.dg.common import SMALL_CNN, DGConfig, dg_spec, paired_gain
 from genlab.claims.guards import Fit, Floor, Interval
 from genlab.claims.measures import Final
 from genlab.design import Design

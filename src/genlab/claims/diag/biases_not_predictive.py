@@ -54,7 +54,7 @@ from pydantic import Field, field_validator
 
 from genlab.claims import register
 from genlab.claims.base import Case, Claim, Control, Decision, Ref
-from genlab.claims.dg._common import OPTIM, SMALL_CNN
+from genlab.claims.dg.common import OPTIM, SMALL_CNN
 from genlab.claims.diag._common import bootstrap_interval, finite_rows, unit
 from genlab.claims.guards import Fit, Floor, combine
 from genlab.claims.measures import Final

@@ -1,13 +1,8 @@
-"""What the ensemble claims share: run specs evaluated at the ends of training, per-seed pivots."""
+"""What the ensemble claims share: run specs evaluated at the ends of training, from-run models."""
 
 from __future__ import annotations
 
 from typing import Any
-
-import pandas as pd
-
-from genlab.design import Arm
-from genlab.spec import parse_spec
 
 
 def run(
@@ -44,19 +39,3 @@ def run(
 
 def from_run(parent: str, **params: Any) -> dict[str, Any]:
     return {"name": "from_run", "params": {"run": parent, **params}}
-
-
-def by_seed(table: pd.DataFrame, arm: str, value: str, column: str = "arm") -> pd.Series:
-    """``value`` of the runs of one arm, indexed by seed (paired comparisons across arms)."""
-    rows = table[table[column] == arm]
-    return pd.Series(rows[value].to_numpy(dtype=float), index=rows["seed"].to_numpy())
-
-
-def arms(rows: list[tuple[dict[str, Any], dict[str, Any]]]) -> list[Arm]:
-    """Labelled arms from ``(labels, spec dict)`` pairs; ``seed``/``data_seed`` labels from the spec
-    (staged designs, where a run names its parent's id, are written out run by run)."""
-    out = []
-    for labels, d in rows:
-        spec = parse_spec(d)
-        out.append(Arm({**labels, "seed": spec.seed, "data_seed": spec.data_seed}, spec))
-    return out

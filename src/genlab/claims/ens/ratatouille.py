@@ -52,8 +52,8 @@ import pandas as pd
 from pydantic import Field, field_validator
 
 from genlab.claims import register
+from genlab.claims.arms import by_seed
 from genlab.claims.base import Case, Claim, Control, Decision, Ref
-from genlab.claims.ens._common import by_seed
 from genlab.claims.guards import Fit, Floor, Interval, combine
 from genlab.claims.measures import Derived, Final
 from genlab.design import Arm

@@ -16,7 +16,7 @@ from pydantic import Field, field_validator
 
 from genlab.claims import register
 from genlab.claims.base import Case, Claim, Control, Decision, Ref
-from genlab.claims.dg._common import DGConfig, dg_spec
+from genlab.claims.dg.common import DGConfig, dg_spec
 from genlab.claims.guards import Fit, Floor, Interval
 from genlab.claims.measures import Final
 from genlab.design import Design

@@ -32,8 +32,8 @@ import pandas as pd
 from pydantic import Field
 
 from genlab.claims import register
+from genlab.claims.arms import arms, by_seed
 from genlab.claims.base import Case, Claim, Control, Decision, Ref
-from genlab.claims.ens._common import arms, by_seed
 from genlab.claims.guards import Fit, Interval, NotApplicable, combine
 from genlab.claims.measures import Final
 from genlab.registry import Params

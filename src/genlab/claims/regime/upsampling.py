@@ -35,8 +35,8 @@ import pandas as pd
 from pydantic import Field
 
 from genlab.claims import register
+from genlab.claims.arms import arms, by_seed
 from genlab.claims.base import Case, Claim, Control, Decision, Ref
-from genlab.claims.ens._common import arms, by_seed
 from genlab.claims.guards import Ceiling, Fit, Floor, Interval, combine
 from genlab.claims.measures import Final
 from genlab.registry import Params

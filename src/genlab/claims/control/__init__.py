@@ -1,0 +1,1 @@
+"""Control: imitation learning in small gymnasium environments (MOVE, #4)."""
