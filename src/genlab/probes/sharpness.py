@@ -8,7 +8,8 @@
   Hessian-vector products (the top one wherever the loss is locally convex-dominated).
 - ``hessian_trace``: Hutchinson's estimate ``E[vᵀ H v]`` with Rademacher ``v``.
 
-All on a training subsample, in eval mode, through ``torch.func.functional_call`` with perturbed
+The loss is the cross-entropy for class targets and, for float (regression) targets, the squared
+error of the ``mse`` method, ``(1/2N) sum_n |f(x_n) - y_n|²``. All on a training subsample, in eval mode, through ``torch.func.functional_call`` with perturbed
 copies of the parameters, so the model and its ``.grad`` are never touched. Random vectors come
 from a generator seeded by the evaluation step.
 """
@@ -56,6 +57,9 @@ class _Loss:
     def __call__(self, params: list[Tensor]) -> Tensor:
         named = dict(zip(self.names, params, strict=True))
         out = functional_call(self.model, ({**named, **self.buffers}), (self.x,))
+        if self.y.is_floating_point():
+            err = out - self.y.to(out.dtype).reshape(out.shape)
+            return 0.5 * err.pow(2).reshape(len(err), -1).sum(1).mean()
         return cross_entropy(out, self.y)
 
     def grad(self, params: list[Tensor]) -> list[Tensor]:
@@ -65,12 +69,17 @@ class _Loss:
     def hvp(self, v: list[Tensor]) -> list[Tensor]:
         ps = [p.detach().requires_grad_(True) for p in self.params]
         g = torch.autograd.grad(self(ps), ps, create_graph=True)
-        dot = sum((gi * vi).sum() for gi, vi in zip(g, v, strict=True))
-        return [h.detach() for h in torch.autograd.grad(dot, ps)]
+        return [h.detach() for h in torch.autograd.grad(_dot(g, v), ps)]
+
+
+def _dot(a: list[Tensor], b: list[Tensor]) -> Tensor:
+    """The real inner product of two parameter lists (complex ones, e.g. FNO spectral weights,
+    as pairs of reals)."""
+    return sum((ai.conj() * bi).real.sum() for ai, bi in zip(a, b, strict=True))
 
 
 def _norm(ts: list[Tensor]) -> Tensor:
-    return torch.sqrt(sum(t.pow(2).sum() for t in ts))
+    return torch.sqrt(_dot(ts, ts))
 
 
 def sharpness_measures(
@@ -103,14 +112,14 @@ def sharpness_measures(
             n = _norm(v).clamp_min(1e-12)
             v = [t / n for t in v]
             hv = f.hvp(v)
-            eig = float(sum((a * b).sum() for a, b in zip(v, hv, strict=True)))
+            eig = float(_dot(v, hv))
             v = hv
         out["hessian_top_eig"] = eig
     if "trace" in params.measures:
         total = 0.0
         for _ in range(params.hutchinson):
             v = [torch.randint(0, 2, p.shape, generator=gen).to(p.dtype) * 2 - 1 for p in w]
-            total += float(sum((a * b).sum() for a, b in zip(v, f.hvp(v), strict=True)))
+            total += float(_dot(v, f.hvp(v)))
         out["hessian_trace"] = total / params.hutchinson
     return out
 

@@ -130,10 +130,15 @@ class OAT(Claim):
     figure = ArmBars("robust", by=("training", "ood"))
     controls = {
         "negative": Control(
-            {"ood_pool": "constant"},
+            {"ood_pool": "constant", "seeds": 10},
             "not reproduced",
-            "flat grey images share no feature with digits: nothing for uniform targets to remove",
-            slow=True,
+            "flat grey images share no feature with digits: nothing for uniform targets to "
+            "remove. With the clean part at the ceiling only the PGD part can refute, so the "
+            "control runs at full with 10 seeds (changed Dec 3 2026 after results: at smoke, 3 "
+            "seeds, PGD gain -0.033 [-0.079, 0.013] straddled 0.01; at full, 5 seeds, -0.005 "
+            "[-0.021, 0.010])",
+            budget="full",
+            heavy=True,
         ),
         "positive": Control(
             {"train_size": 50},
