@@ -23,7 +23,7 @@ test: $(STAMP)  ## set up on first use, then lint and run the test suite (withou
 	$(BIN)/python -m pytest -q -n 2 -m "not slow and not heavy"
 
 test-slow: $(STAMP)  ## the slow tests alone (a real local Ray, kill-and-resume, compatibility matrices)
-	$(BIN)/python -m pytest -q -n 2 -m slow
+	$(BIN)/python -m pytest -q -n 2 -m slow --durations=15
 
 test-heavy: $(STAMP)  ## claim controls that train for a minute or more each, and open ones (not in CI)
 	$(BIN)/python -m pytest -q -n 2 -m heavy
