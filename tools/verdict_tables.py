@@ -48,6 +48,7 @@ PAGES = {
     "graphs": "scientific_ml.md",
     "operators": "scientific_ml.md",
     "nilm": "scientific_ml.md",
+    "control": "scientific_ml.md",
 }
 HEADER = (
     "| claim | papers | scope | smoke | full | controls at full (measured) | full wall | "
