@@ -25,7 +25,19 @@ moves it only for its first steps and stops collecting 10 steps after success); 
 demonstrations in both arms, so the step budget is equal by construction; budgets of 120 to 480
 steps instead of 20k to 100k; success over 256 episodes per seed. The paper's "2-5x data
 efficiency" is reported (the smallest ``n`` at which moving matches static at ``n = 16``), not
-judged.
+judged. The pilot (before the freeze) read only the static arm's fit and time at ``n = 16``, seed
+0: training NMSE 0.0035 after 1,500 steps, about 1.5 s of training with one thread.
+
+Measured Dec 3 2026 at full (store ``genlab-runs/h-4``, 10 seeds after the seed rule's second
+look): inconclusive. The judge alone says not reproduced: held-out success static / moving 0.80 /
+0.80 at n = 4, 0.99 / 0.98 at 8, 1.00 / 1.00 at 16, mean difference -0.004 [-0.089, 0.081]. A
+cloned MLP already generalises across target positions from eight static demonstrations here
+(the expert depends on ``g - p`` alone), so motion has no coverage gap to fill. The negative
+control (one target site) came out not reproduced (-0.005 [-0.020, 0.009]); the positive control
+(held-out region x >= 0.2) came out inconclusive, 0.078 [-0.067, 0.223]: a gain at n = 4 (static
+0.59, moving 0.83) and none from n = 8, where both reach the ceiling. Not tuned after the result;
+a proxy whose static demonstrations cannot cover the target space at small budgets (fewer
+demonstrations, or targets the policy must extrapolate to) would decide it.
 """
 
 from __future__ import annotations
@@ -34,8 +46,8 @@ import pandas as pd
 from pydantic import Field
 
 from genlab.claims import register
-from genlab.claims.base import Case, Claim, Control, Decision, Ref
 from genlab.claims.arms import arms
+from genlab.claims.base import Case, Claim, Control, Decision, Ref
 from genlab.claims.guards import Fit, Floor, Interval
 from genlab.claims.measures import Final
 from genlab.registry import Params
