@@ -54,8 +54,8 @@ HEADER = (
     "| claim | papers | scope | smoke | full | controls at full (measured) | full wall | "
     "full evidence (why, where inconclusive) |\n|---|---|---|---|---|---|---|---|"
 )
-EVIDENCE = 250  # verdicts.md cuts each evidence here; docs/verdicts.json and the site hold it whole
-FAMILY_EVIDENCE = 200  # a family page's rows cut it shorter
+EVIDENCE = 200  # verdicts.md cuts each evidence here; docs/verdicts.json and the site hold it whole
+FAMILY_EVIDENCE = 160  # a family page's rows cut it shorter
 DIFFERENCES = (
     "**Differences from the papers** (each claim's scope note, which "
     "`genlab claims show ID` prints):"
