@@ -79,7 +79,7 @@ SKIP = {
     "genlab claims run cl.model_zoo --budget full ; genlab claims run lora.hub": LONG,
     "genlab run lora-arrow ; genlab claims run lora.knowledge_subtraction": LONG,
     "genlab sweep examples/plugin/digits.toml -e pool && genlab report plugin-digits": LONG,
-    "pip install -e '.[graphs,operators]'": "installs from the network (the test environment has "
+    "pip install -e '.[graphs,operators,control]'": "installs from the network (the test environment has "
     "both extras)",
     "genlab run graphs-sir-gcn ; genlab run operators-tfno-burgers ; genlab run nilm-amda": LONG,
     "genlab claims run graphs.sir_gcn --budget smoke": LONG,
