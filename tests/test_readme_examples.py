@@ -80,7 +80,7 @@ SKIP = {
     "genlab run lora-arrow ; genlab claims run lora.knowledge_subtraction": LONG,
     "genlab sweep examples/plugin/digits.toml -e pool && genlab report plugin-digits": LONG,
     "pip install -e '.[graphs,operators,control]'": "installs from the network (the test environment has "
-    "both extras)",
+    "the extras)",
     "genlab run graphs-sir-gcn ; genlab run operators-tfno-burgers ; genlab run nilm-amda": LONG,
     "genlab claims run graphs.sir_gcn --budget smoke": LONG,
     "python examples/notebook.py": "tests/test_plugin_example.py runs it",
