@@ -6,19 +6,23 @@ its ``model_selection.py`` and ``scripts/collect_results.py``): per task, one ro
 column per held-out setting. Per held-out setting and trial, the method's configuration (one draw of
 the sweep's ``[random]`` axes, or a ``[grid]`` point) and checkpoint are chosen by training-domain
 validation; the chosen held-out accuracies give mean [95% CI] over trials, then the average over
-the settings and the worst setting; the test-domain oracle's and the last checkpoint's averages
-stand beside it (``select_rules``). Where this differs from DomainBed:
+the settings and the worst setting; the test-domain oracle's, leave-one-domain-out's (where the sweep
+holds its runs) and the last checkpoint's averages stand beside it (``select_rules``). As in
+DomainBed, runs whose task splits the held-out environment 80/20 (``test_holdout``) report its 80%
+``in`` part under every rule, and the oracle selects on the 20% ``out`` part (``test/<env>:out``).
+Leave-one-domain-out needs, per configuration and trial, a run for each held-out setting ``{i}``
+and one for every ``{i, j}`` (``j`` a training domain of ``{i}``); it scores the ``{i, j}`` runs
+on ``j`` and reports the ``{i}`` run at the chosen step. Where this differs from DomainBed:
 
 * accuracies get 95% percentile-bootstrap intervals over trials, which stay in [0, 1] (a
   Student-t interval over two or three trials can run past them; ``genlab.analysis.intervals``);
   DomainBed prints the standard error, and its "Avg" column is the mean of the per-setting means
   without an interval;
-* the worst setting is genlab's addition; leave-one-domain-out selection is not in the table (it
-  needs extra runs per setting, see ``genlab.analysis.selection``);
-* the oracle selects and reports on the whole held-out environment (DomainBed: selects on its 20%
-  ``out`` split, reports the 80% ``in`` split);
-* a ``[random]`` draw is shared by every trial (DomainBed draws each trial's hyperparameters from
-  ``seed_hash(hparams_seed, trial_seed)``), and DomainBed's draw 0 is the default configuration;
+* the worst setting is genlab's addition;
+* without ``test_holdout`` the oracle selects and reports on the whole held-out environment, and
+  every rule reports it whole (DomainBed: the 80% ``in`` split);
+* the draws are the sweep's: DomainBed's (fresh per trial, draw 0 the defaults, each method's own
+  ranges) only with the ``[random]`` switches of ``genlab.sweep.spec``;
 * step 0 (the untrained model) is never selected.
 
 Then, for every group (a configuration in one held-out setting, named by ``aggregate.run_groups``):
@@ -41,7 +45,13 @@ from genlab.analysis.aggregate import (
 )
 from genlab.analysis.compare import compare_within
 from genlab.analysis.intervals import describe, is_proportion
-from genlab.analysis.selection import last_checkpoint, oracle, training_domain_validation
+from genlab.analysis.selection import (
+    last_checkpoint,
+    leave_one_domain_out,
+    oracle,
+    training_domain_validation,
+)
+from genlab.datasets.domains import OUT_SUFFIX
 from genlab.report.document import Report
 from genlab.report.figures import curve_figure, env_bars
 from genlab.report.tables import fmt_ci, heldout_wide
@@ -57,9 +67,15 @@ RULES = {
     "checkpoint with the best mean val/* accuracy of the training domains (DomainBed's "
     "IIDAccuracySelectionMethod)",
     "oracle": "test-domain oracle: the configuration with the best held-out accuracy at its last "
-    "checkpoint (DomainBed's OracleSelectionMethod selects on 20% of the test domain and reports "
-    "the other 80%; here it selects and reports on the same held-out data, so it is a touch more "
-    "optimistic)",
+    "checkpoint (DomainBed's OracleSelectionMethod: it selects on the held-out environment's 20% "
+    "out split and reports its 80% in split)",
+    "oracle, whole": "test-domain oracle: the configuration with the best held-out accuracy at its "
+    "last checkpoint, selected and reported on the whole held-out environment (the task does not "
+    "split it, test_holdout; DomainBed's OracleSelectionMethod selects on its 20% out split and "
+    "reports the 80% in split)",
+    "leave-one-domain-out": "per held-out setting {i} and trial, the configuration and step with "
+    "the best mean accuracy on j of the runs that held out {i, j}, over every training domain j "
+    "(DomainBed's LeaveOneOutSelectionMethod)",
     "last checkpoint": "training-domain validation over configurations at each run's last "
     "checkpoint (no early stopping)",
 }
@@ -70,16 +86,29 @@ def _env_names(splits: pd.Series) -> str:
     return ", ".join(sorted(s.split("/", 1)[1] for s in splits))
 
 
+def _roles(split: pd.Series) -> pd.Series:
+    """``test``, ``val``, or ``test_out`` for a held-out environment's 20% (``test/<env>:out``)."""
+    role = split.str.split("/", n=1).str[0]
+    return role.where(~((role == "test") & split.str.endswith(OUT_SUFFIX)), "test_out")
+
+
+def _evaluated(acc: pd.DataFrame) -> pd.DataFrame:
+    """The ``test/*`` and ``val/*`` rows, without step 0 in runs evaluated later."""
+    acc = acc[acc["split"].str.startswith(("test/", "val/"))]
+    return acc[(acc["step"] > 0) | ~acc.groupby("run_id")["step"].transform("max").gt(0)]
+
+
 def per_run(acc: pd.DataFrame, labels: pd.DataFrame) -> pd.DataFrame:
     """One row per run and evaluated ``step`` (of ``acc``: long-format accuracy rows): its labels,
-    ``test`` (mean over its ``test/*`` splits), ``val`` (mean over its ``val/*`` splits),
-    ``held_out`` (the held-out environments' names) and ``trial``. Step 0, the untrained model,
-    is left out of runs evaluated later."""
-    acc = acc[acc["split"].str.startswith(("test/", "val/"))]
-    acc = acc[(acc["step"] > 0) | ~acc.groupby("run_id")["step"].transform("max").gt(0)]
-    role = acc["split"].str.split("/", n=1).str[0]
+    ``test`` (mean over its ``test/*`` splits; with ``test_holdout``, their 80% ``in`` parts),
+    ``test_out`` (mean over the held-out environments' 20% ``out`` parts, ``test/*:out``; NaN
+    without them), ``val`` (mean over its ``val/*`` splits), ``held_out`` (the held-out
+    environments' names) and ``trial``. Step 0, the untrained model, is left out of runs
+    evaluated later."""
+    acc = _evaluated(acc)
+    role = _roles(acc["split"])
     rec = acc.pivot_table(index=["run_id", "step"], columns=role, values="value", aggfunc="mean")
-    rec = rec.reindex(columns=["test", "val"]).reset_index()
+    rec = rec.reindex(columns=["test", "val", "test_out"]).reset_index()
     names = acc[role == "test"].groupby("run_id")["split"].agg(lambda s: _env_names(s.unique()))
     rec["held_out"] = rec["run_id"].map(names).fillna("")
     rec = labels.merge(rec, on="run_id")
@@ -97,42 +126,115 @@ def _method_order(methods: pd.Series) -> list[str]:
     return sorted(seen, key=lambda m: (m != REFERENCE, seen.index(m)))
 
 
-def select_rules(rec: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """Per rule of ``RULES`` (those the records allow), one row per task, method, held-out setting
-    and trial: the selected ``config`` and its ``val`` and ``test``. ``rec`` holds one row per run
-    and checkpoint (a ``step`` column; without one, each row is a run's last checkpoint)."""
-    rec = rec if "step" in rec else rec.assign(step=0)
-    last = last_checkpoint(rec, RUN)
-    by = {"group": ("task", "method", "held_out"), "trial": "trial", "config": "config"}
-    out = {"oracle": oracle(last, "test", **by)}
-    if rec["val"].notna().any():
-        out["training-domain validation"] = training_domain_validation(rec, ["val"], "test", **by)
-        out["last checkpoint"] = training_domain_validation(last, ["val"], "test", **by)
+def per_env(acc: pd.DataFrame, labels: pd.DataFrame) -> pd.DataFrame:
+    """One row per run, evaluated ``step`` and held-out environment (``test/<env>``, its 80%
+    ``in`` part where the task splits it): ``task``, ``method``, ``config``, ``trial``,
+    ``held_out`` (all the run's held-out environments), ``env`` and ``value``."""
+    acc = _evaluated(acc)
+    acc = acc[_roles(acc["split"]) == "test"]
+    names = acc.groupby("run_id")["split"].agg(lambda s: _env_names(s.unique()))
+    out = acc.assign(env=acc["split"].str.split("/", n=1).str[1], held_out=acc["run_id"].map(names))
+    out = labels.merge(out[["run_id", "step", "env", "held_out", "value"]], on="run_id")
+    out["trial"] = [f"{s}/{d}" for s, d in zip(out["seed"], out["data_seed"], strict=True)]
     return out
 
 
-def add_domainbed_tables(rep: Report, rec: pd.DataFrame) -> None:
+def _n_held_out(held_out: pd.Series) -> pd.Series:
+    return held_out.str.count(", ") + held_out.ne("").astype(int)
+
+
+def lodo_records(rec: pd.DataFrame, env: pd.DataFrame) -> pd.DataFrame:
+    """Rows for ``selection.leave_one_domain_out`` (DomainBed's ``LeaveOneOutSelectionMethod``),
+    per step: every run of a held-out setting {i} (``rec`` rows, ``val_env`` empty) and, for
+    each run that held out {i, j} (``env`` rows), a row of setting {i} scoring domain ``j``
+    (``val_env``). A (configuration, trial, step) counts only with a {i, j} run for every
+    training domain j of {i} (its ``val/*`` splits); ``config`` gains ``@<step>``."""
+    key = ["task", "method", "trial", "config", "step"]
+    full = rec[_n_held_out(rec["held_out"]) == 1]
+    pairs = env[_n_held_out(env["held_out"]) == 2]
+    if full.empty or pairs.empty:
+        return pd.DataFrame()
+    rows = []
+    for (*k, _held), g in pairs.groupby([*key, "held_out"], sort=False):
+        for i in g["env"]:
+            j = g.loc[g["env"] != i]
+            rows.append(
+                {
+                    **dict(zip(key, k, strict=True)),
+                    "held_out": i,
+                    "val_env": j["env"].iloc[0],
+                    "score": j["value"].iloc[0],
+                }
+            )
+    lodo = pd.DataFrame(rows)
+    full = full.assign(val_env="", score=float("nan"))
+    need = full.set_index([*key, "held_out"])["n_train"]
+    have = lodo.groupby([*key, "held_out"])["val_env"].nunique()
+    complete = have[have.eq(need.reindex(have.index))].index
+    lodo = lodo.set_index([*key, "held_out"]).loc[complete].reset_index()
+    if lodo.empty:
+        return pd.DataFrame()
+    out = pd.concat([full, lodo], ignore_index=True)
+    return out.assign(config=out["config"] + "@" + out["step"].astype(str))
+
+
+def _oracle_split(rec: pd.DataFrame) -> bool:
+    """Whether every run splits its held-out environment (``test_out``), so that the oracle
+    selects on the 20% ``out`` part as DomainBed does."""
+    return "test_out" in rec and bool(rec["test_out"].notna().all())
+
+
+def select_rules(rec: pd.DataFrame, env: pd.DataFrame | None = None) -> dict[str, pd.DataFrame]:
+    """Per rule of ``RULES`` (those the records allow), one row per task, method, held-out setting
+    and trial: the selected ``config`` and its ``val`` and ``test``. ``rec`` holds one row per run
+    and checkpoint (a ``step`` column; without one, each row is a run's last checkpoint); the runs
+    of the table's settings, and with ``env`` (``per_env`` rows) and an ``n_train`` column (the
+    number of training domains) the runs that leave-one-domain-out needs besides."""
+    rec = rec if "step" in rec else rec.assign(step=0)
+    lodo = pd.DataFrame()
+    if env is not None and "n_train" in rec:
+        lodo = lodo_records(rec, env)
+    n = _n_held_out(rec["held_out"])
+    rec = rec[n == n.groupby(rec["task"]).transform("min")]  # {i, j} runs serve LODO alone
+    last = last_checkpoint(rec, RUN)
+    by = {"group": ("task", "method", "held_out"), "trial": "trial", "config": "config"}
+    split = _oracle_split(last)
+    out = {"oracle": oracle(last, "test", val="test_out" if split else None, **by)}
+    if rec["val"].notna().any():
+        out["training-domain validation"] = training_domain_validation(rec, ["val"], "test", **by)
+        out["last checkpoint"] = training_domain_validation(last, ["val"], "test", **by)
+    if not lodo.empty:
+        sel = leave_one_domain_out(lodo, "val_env", "score", "test", **by)
+        out["leave-one-domain-out"] = sel.assign(config=sel["config"].str.rsplit("@", n=1).str[0])
+    return out
+
+
+def add_domainbed_tables(rep: Report, rec: pd.DataFrame, env: pd.DataFrame | None = None) -> None:
     """DomainBed's table per task (a row per method, a column per held-out setting, the average and
     the worst setting), selecting each method's configuration per held-out setting and trial by
-    training-domain validation, with the test-domain oracle's and the last checkpoint's averages
+    training-domain validation, with the test-domain oracle's, leave-one-domain-out's (given
+    ``env``, ``per_env`` rows, where the sweep holds its runs) and the last checkpoint's averages
     beside it. ``rec``: ``per_run`` rows (one per run and checkpoint)."""
     rec = rec.dropna(subset=["test"])
     rec = rec[rec["held_out"] != ""]
     if rec.empty or rec["setting"].eq("").all():
         return
     rep.h("DomainBed table: held-out test accuracy per method")
-    n_cfg = rec.groupby(["task", "method", "held_out", "trial"])["config"].nunique().max()
+    n = _n_held_out(rec["held_out"])
+    main_rec = rec[n == n.groupby(rec["task"]).transform("min")]
+    n_cfg = main_rec.groupby(["task", "method", "held_out", "trial"])["config"].nunique().max()
     if rec["val"].isna().any() and n_cfg > 1:
         rep.p("Not shown: several configurations per method but no val/* splits to select with.")
         return
-    sel = select_rules(rec)
-    main = "training-domain validation" if "training-domain validation" in sel else "oracle"
+    sel = select_rules(rec, env)
+    main = "training-domain validation" if "training-domain validation" in sel else next(iter(sel))
     order = _method_order(rec["method"])
     long = {}
     for rule, s in sel.items():
         s = s.assign(_o=s["method"].map(order.index)).sort_values(["_o", "held_out", "trial"])
         long[rule] = heldout_table(s, setting="held_out", how=HOW)
-    rules = "; ".join(f"{k}: {RULES[k]}" for k in sel)
+    whole = "" if _oracle_split(main_rec) else ", whole"
+    rules = "; ".join(f"{k}: {RULES[k + whole if k == 'oracle' else k]}" for k in sel)
     for task, t in long[main].groupby("task", sort=False):
         n = int(sel[main].loc[sel[main]["task"] == task, "trial"].nunique())
         table = heldout_wide(t, setting="held_out")
@@ -224,7 +326,10 @@ def build_report(store: Store, run_ids: list[str], title: str) -> Report:
     acc = final[final["metric"] == METRIC]
     kept_metrics = metrics[metrics["run_id"].isin(kept) & (metrics["metric"] == METRIC)]
     rec = per_run(kept_metrics, labels)
-    add_domainbed_tables(rep, rec)
+    val_envs = kept_metrics[kept_metrics["split"].str.startswith("val/")]
+    n_train = val_envs.groupby("run_id")["split"].nunique().rename("n_train")
+    rec = rec.merge(n_train, left_on="run_id", right_index=True, how="left")
+    add_domainbed_tables(rep, rec, per_env(kept_metrics, labels))
     rec = last_per_run(rec)
 
     rep.h(f"Final {METRIC} per split")
@@ -237,7 +342,8 @@ def build_report(store: Store, run_ids: list[str], title: str) -> Report:
     table = table.merge(runs_per, on="group")
     rep.table(table, f"{METRIC}: mean [{CI}] over seeds")
 
-    env = environments(final, ["group"], role="test", metric=METRIC, how=HOW)
+    whole_envs = final[~final["split"].str.endswith(OUT_SUFFIX)]  # the oracle's 20%: not an env
+    env = environments(whole_envs, ["group"], role="test", metric=METRIC, how=HOW)
     if not env.empty:
         rep.h("Test environments: mean and worst")
         rep.table(

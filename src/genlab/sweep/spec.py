@@ -18,6 +18,20 @@ for ``task.params.p``, ``optimizer.lr`` is a field of the optimiser, ``model`` m
     [random]
     trials = 4
     "optimizer.lr" = { log_uniform = [1e-4, 1e-2] }
+
+Three switches of ``[random]`` (all off by default) give DomainBed's protocol
+(``scripts/sweep.py``, ``hparams_registry.py``):
+
+* ``method_ranges = true``: each point's method also draws its own hyperparameters from the ranges
+  its class registers (``RANGES``, ``genlab.methods.dg_shared.sample_params``), except those the
+  sweep fixes (in the base, ``set``, the ``[grid]`` entry or a ``[random]`` axis);
+* ``per_trial = true``: fresh draws for every trial (``seed``, ``data_seed``), as DomainBed draws
+  from ``seed_hash(hparams_seed, trial_seed)``; otherwise one set of draws serves every trial;
+* ``default_draw = true``: draw 0 is the base configuration (no random axis set, the method's params
+  at their defaults), as DomainBed's ``hparams_seed`` 0; draws 1..trials-1 are random.
+
+Labels then carry ``draw``. A shared axis (``optimizer.lr``) takes the same value for every method
+in one draw of one trial, as DomainBed seeds each hyperparameter by its name alone.
 """
 
 from __future__ import annotations
@@ -45,6 +59,7 @@ from genlab.registry import format_validation_error
 from genlab.spec import RunSpec, load_spec_file, parse_spec, parse_value, set_path
 
 RESERVED = {"seed", "data_seed"}  # given by ``seeds`` and ``data_seeds``, never by an axis
+SWITCHES = ("method_ranges", "per_trial", "default_draw")  # of [random]; off: ids as before
 
 
 class Distribution(BaseModel):
@@ -85,10 +100,32 @@ class Distribution(BaseModel):
         return [self.choice[int(i)] for i in rng.integers(0, len(self.choice), size=n)]
 
 
-def axis_stream(random_seed: int, axis: str) -> np.random.Generator:
-    """The random stream of one axis: seeded by the sweep's ``random_seed`` and the axis name."""
+def axis_stream(random_seed: int, axis: str, *trial: int) -> np.random.Generator:
+    """The random stream of one axis: seeded by the sweep's ``random_seed`` and the axis name
+    (and, for ``per_trial`` draws, the trial's ``seed`` and ``data_seed``)."""
     digest = hashlib.sha256(axis.encode()).digest()
-    return np.random.default_rng([random_seed, int.from_bytes(digest[:8], "little")])
+    return np.random.default_rng([random_seed, int.from_bytes(digest[:8], "little"), *trial])
+
+
+def _draw_seed(*parts: object) -> int:
+    """A seed for ``numpy.random.RandomState`` (< 2**32) from the parts' text."""
+    digest = hashlib.sha256("/".join(map(str, parts)).encode()).digest()
+    return int.from_bytes(digest[:4], "little")
+
+
+def _method_of(data: dict[str, Any]) -> tuple[str, set[str]]:
+    """The method a spec dict names, and the params it sets explicitly."""
+    method = data.get("method", "erm")
+    if isinstance(method, str):
+        return method, set()
+    return str(method.get("name", "erm")), set(method.get("params") or {})
+
+
+def method_ranges(name: str) -> dict[str, tuple[str, float, float]]:
+    """The DomainBed-style ``RANGES`` a registered method declares (empty without any)."""
+    from genlab.methods import METHODS
+
+    return dict(getattr(METHODS.get(name).obj, "RANGES", {}) or {})
 
 
 def _count_or_list(v: Any, field: str) -> list[int]:
@@ -128,8 +165,17 @@ class SweepSpec(BaseModel):
     )
     grid: dict[str, list[Any]] = Field(default_factory=dict)
     random: dict[str, Distribution] = Field(default_factory=dict)
-    trials: int = Field(1, ge=1, description="random draws (used when [random] has axes)")
+    trials: int = Field(1, ge=1, description="random draws (with [random] axes or method_ranges)")
     random_seed: int = Field(0, ge=0)
+    method_ranges: bool = Field(
+        False, description="draw each method's own params from its RANGES too (DomainBed)"
+    )
+    per_trial: bool = Field(
+        False, description="fresh random draws per trial (seed, data_seed), as DomainBed"
+    )
+    default_draw: bool = Field(
+        False, description="draw 0 is the base configuration (DomainBed's hparams_seed 0)"
+    )
     imports: list[str] = Field(
         default_factory=list,
         description="plugins for every run (genlab.plugins); paths are relative to the sweep file",
@@ -140,6 +186,9 @@ class SweepSpec(BaseModel):
         data = handler(self)  # sweeps without plugins keep the ids they had before plugins
         if not data.get("imports"):
             data.pop("imports", None)
+        for key in SWITCHES:  # likewise sweeps without DomainBed's switches
+            if data.get(key) is False:
+                data.pop(key)
         return data
 
     @model_validator(mode="before")
@@ -147,8 +196,11 @@ class SweepSpec(BaseModel):
     def _trials_inside_random(cls, data: Any) -> Any:
         if isinstance(data, dict) and isinstance(data.get("random"), dict):
             rnd = dict(data["random"])
-            if "trials" in rnd:
-                data = {**data, "trials": rnd.pop("trials"), "random": rnd}
+            moved = {k: rnd.pop(k) for k in ("trials", *SWITCHES) if k in rnd}
+            if moved:
+                data = {**data, **moved, "random": rnd}
+                if not rnd and any(k in SWITCHES for k in moved):
+                    data.pop("random")  # e.g. only method_ranges: the methods' own axes
         return data
 
     @field_validator("seeds", mode="before")
@@ -188,7 +240,14 @@ class SweepSpec(BaseModel):
                 raise ValueError(
                     f"axis {axis!r}: use `seeds` / `data_seeds` for seeds, not an axis"
                 )
+        if (self.per_trial or self.default_draw) and not (self.random or self.method_ranges):
+            raise ValueError("per_trial and default_draw need [random] axes or method_ranges")
         return self
+
+    @property
+    def domainbed(self) -> bool:
+        """Whether any of DomainBed's switches is on (draws are then made by ``draws``)."""
+        return any(getattr(self, k) for k in SWITCHES)
 
     # ---- expansion ---------------------------------------------------------------------------
 
@@ -237,6 +296,46 @@ class SweepSpec(BaseModel):
         trials = [{k: draws[k][t] for k in self.random} for t in range(self.trials)]
         return [{**c, **t} for c in combos for t in trials]
 
+    def draws(
+        self, base: dict[str, Any], trial: tuple[int, int] | None = None
+    ) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+        """``(labels, overrides)`` per grid point and draw under DomainBed's switches, for one
+        ``trial`` (``(seed, data_seed)``; ``None`` when every trial shares the draws)."""
+        from genlab.methods.dg_shared import sample_params
+
+        grid_keys = list(self.grid)
+        combos = [
+            dict(zip(grid_keys, vals, strict=True))
+            for vals in itertools.product(*(self.grid[k] for k in grid_keys))
+        ]
+        key = () if trial is None else trial
+        shared = {
+            axis: dist.draw(axis_stream(self.random_seed, axis, *key), self.trials)
+            for axis, dist in self.random.items()
+        }
+        out = []
+        for combo in combos:
+            data = base
+            for k, v in combo.items():
+                data = set_path(data, k, v)
+            name, fixed = _method_of(data)
+            fixed |= {a.split(".")[-1] for a in self.random if a.startswith("method.")}
+            ranges = method_ranges(name) if self.method_ranges else {}
+            for d in range(self.trials):
+                point: dict[str, Any] = {**combo, "draw": d}
+                if self.default_draw and d == 0:
+                    out.append((point, combo))
+                    continue
+                point.update({a: shared[a][d] for a in self.random})
+                if ranges:
+                    seed = _draw_seed(self.random_seed, name, *key, d)
+                    drawn = sample_params(ranges, seed)
+                    point.update(
+                        {f"method.params.{p}": v for p, v in drawn.items() if p not in fixed}
+                    )
+                out.append((point, {k: v for k, v in point.items() if k != "draw"}))
+        return out
+
     def expand(self, root: Path | None = None) -> list[tuple[dict[str, Any], RunSpec]]:
         """``(labels, spec)`` per run: every point x data seed x seed, validated.
 
@@ -258,8 +357,24 @@ class SweepSpec(BaseModel):
                 parse_spec(set_path(base, axis, value))
             except SpecError as exc:
                 raise SpecError(f"axis {axis!r}: {exc}") from None
-        rows = [(point, point) for point in self.points()]
-        design = Design(base, rows=rows, seeds=self.seeds, data_seeds=self.data_seeds)
+        if not self.domainbed:
+            rows = [(point, point) for point in self.points()]
+            design = Design(base, rows=rows, seeds=self.seeds, data_seeds=self.data_seeds)
+        elif not self.per_trial:
+            rows = self.draws(base)
+            design = Design(base, rows=rows, seeds=self.seeds, data_seeds=self.data_seeds)
+        else:
+            parts = [
+                Design(
+                    base,
+                    rows=self.draws(base, (seed, seed if ds is None else ds)),
+                    seeds=[seed],
+                    data_seeds=None if ds is None else [ds],
+                )
+                for ds in self.data_seeds or [None]
+                for seed in self.seeds
+            ]
+            design = sum(parts[1:], parts[0])
         return [(arm.labels, arm.spec) for arm in design.expand()]
 
     @property

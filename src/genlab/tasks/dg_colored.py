@@ -14,6 +14,8 @@ nothing about the label in any environment).
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 import torch
 from pydantic import Field, field_validator
 
@@ -30,11 +32,18 @@ ENV_FLIP = (0.1, 0.2, 0.9)
 class ColoredDigitsParams(Params):
     """Params of ``colored_digits``."""
 
+    quiet_defaults: ClassVar[dict[str, Any]] = {"test_holdout": False}  # earlier run ids stay
+
     test_envs: list[int] = Field(
         default_factory=lambda: [2], description="held-out env indices: 0=+90%, 1=+80%, 2=-90%"
     )
     label_noise: float = Field(0.25, ge=0, le=0.5, description="label flip probability")
     holdout_fraction: float = Field(0.2, gt=0, lt=1, description="share of each env for val")
+    test_holdout: bool = Field(
+        False,
+        description="split held-out envs too: test/<env> their 80% in part, test/<env>:out the "
+        "20% out part (DomainBed's oracle selects on out, reports in)",
+    )
     grayscale: bool = Field(False, description="digit in both channels: no color, same split")
     color_flip: list[float] = Field(
         default_factory=lambda: list(ENV_FLIP),
@@ -82,7 +91,7 @@ def colored_digits(params: ColoredDigitsParams, data_seed: int) -> TaskData:
     """Three color-biased environments of binary digits (ColoredMNIST on sklearn digits).
 
     Params: ``test_envs`` (held out whole), ``label_noise`` (0.25), ``holdout_fraction`` (0.2),
-    ``grayscale`` (False), ``color_flip`` ([0.1, 0.2, 0.9]).
+    ``test_holdout`` (False), ``grayscale`` (False), ``color_flip`` ([0.1, 0.2, 0.9]).
     """
     images, digits = load_digits_tensors()
     gen = torch.Generator().manual_seed(data_seed)
@@ -94,5 +103,11 @@ def colored_digits(params: ColoredDigitsParams, data_seed: int) -> TaskData:
         )
     info = TaskInfo(kind="classification", n_outputs=2, input_shape=(2, 8, 8), chance=0.5)
     return domain_task(
-        envs, params.test_envs, info, gen, params.holdout_fraction, {"task": "colored_digits"}
+        envs,
+        params.test_envs,
+        info,
+        gen,
+        params.holdout_fraction,
+        {"task": "colored_digits"},
+        params.test_holdout,
     )

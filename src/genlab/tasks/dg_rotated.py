@@ -8,6 +8,7 @@ classes. Rotation is bilinear (``torch.nn.functional.grid_sample``), optionally 
 from __future__ import annotations
 
 import math
+from typing import Any, ClassVar
 
 import torch
 import torch.nn.functional as F
@@ -26,11 +27,18 @@ ENV_NAMES = tuple(f"{a}deg" for a in ANGLES)
 class RotatedDigitsParams(Params):
     """Params of ``rotated_digits``."""
 
+    quiet_defaults: ClassVar[dict[str, Any]] = {"test_holdout": False}  # earlier run ids stay
+
     test_envs: list[int] = Field(
         default_factory=lambda: [5], description="held-out env indices 0..5 (0, 15, ..., 75 deg)"
     )
     size: int = Field(8, ge=8, le=32, description="image side after (bilinear) upsampling")
     holdout_fraction: float = Field(0.2, gt=0, lt=1, description="share of each env for val")
+    test_holdout: bool = Field(
+        False,
+        description="split held-out envs too: test/<env> their 80% in part, test/<env>:out the "
+        "20% out part (DomainBed's oracle selects on out, reports in)",
+    )
 
     @field_validator("test_envs")
     @classmethod
@@ -50,7 +58,7 @@ def rotate(images: torch.Tensor, degrees: float) -> torch.Tensor:
 def rotated_digits(params: RotatedDigitsParams, data_seed: int) -> TaskData:
     """Six rotation environments of ten-class digits (RotatedMNIST on sklearn digits).
 
-    Params: ``test_envs`` (held out whole), ``size`` (8), ``holdout_fraction`` (0.2).
+    Params: ``test_envs`` (held out whole), ``size`` (8), ``holdout_fraction`` (0.2), ``test_holdout`` (False).
     """
     images, digits = load_digits_tensors()
     if params.size != 8:
@@ -65,5 +73,11 @@ def rotated_digits(params: RotatedDigitsParams, data_seed: int) -> TaskData:
         kind="classification", n_outputs=10, input_shape=(1, params.size, params.size), chance=0.1
     )
     return domain_task(
-        envs, params.test_envs, info, gen, params.holdout_fraction, {"task": "rotated_digits"}
+        envs,
+        params.test_envs,
+        info,
+        gen,
+        params.holdout_fraction,
+        {"task": "rotated_digits"},
+        params.test_holdout,
     )
