@@ -18,8 +18,9 @@ setup: $(STAMP)  ## the environment alone
 run: $(STAMP)  ## set up on first use, then reproduce grokking
 	$(BIN)/genlab run grokking
 
-test: $(STAMP)  ## set up on first use, then lint and run the test suite (without the slow tests)
+test: $(STAMP)  ## set up on first use, then lint, check the format and run the test suite (without the slow tests)
 	$(BIN)/ruff check src tests benchmarks tools
+	$(BIN)/ruff format --check -q src tests benchmarks tools
 	$(BIN)/python -m pytest -q -n 2 -m "not slow and not heavy"
 
 test-slow: $(STAMP)  ## the slow tests alone (a real local Ray, kill-and-resume, compatibility matrices)

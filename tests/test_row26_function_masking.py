@@ -79,10 +79,28 @@ def test_bad_params_are_refused():
 def table(masked_swapped: list[float], plain_swapped: float = 0.4, val: float = 0.97):
     rows = []
     for s, ms in enumerate(masked_swapped):
-        rows.append({"names": "plain", "seed": s, "data_seed": s, "val": 0.97, "original": 0.98,
-                     "renamed": 0.7, "swapped": plain_swapped})  # fmt: skip
-        rows.append({"names": "masked", "seed": s, "data_seed": s, "val": val, "original": 0.98,
-                     "renamed": 0.95, "swapped": ms})  # fmt: skip
+        rows.append(
+            {
+                "names": "plain",
+                "seed": s,
+                "data_seed": s,
+                "val": 0.97,
+                "original": 0.98,
+                "renamed": 0.7,
+                "swapped": plain_swapped,
+            }
+        )
+        rows.append(
+            {
+                "names": "masked",
+                "seed": s,
+                "data_seed": s,
+                "val": val,
+                "original": 0.98,
+                "renamed": 0.95,
+                "swapped": ms,
+            }
+        )
     t = pd.DataFrame(rows)
     t["status"], t["run_id"] = "done", [f"r{i}" for i in range(len(t))]
     return t

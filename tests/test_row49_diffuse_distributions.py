@@ -109,11 +109,21 @@ def table(diffuse_kl: list[float], untuned=0.40, sft=0.38, valid=0.99, own=0.01)
     for s, dk in enumerate(diffuse_kl):
         for arm, kl in (("untuned", untuned), ("sft", sft), ("diffuse", dk)):
             trained = own if arm == "diffuse" else kl
-            rows.append({"arm": arm, "seed": s, "data_seed": s, "kl_heldout": kl,
-                         "kl_trained": trained, "entropy_heldout": 1.4 - kl,
-                         "entropy_trained": 1.4 - trained, "coverage_heldout": 0.9 - kl,
-                         "coverage_trained": 0.9 - trained, "valid_heldout": valid,
-                         "valid_trained": valid})  # fmt: skip
+            rows.append(
+                {
+                    "arm": arm,
+                    "seed": s,
+                    "data_seed": s,
+                    "kl_heldout": kl,
+                    "kl_trained": trained,
+                    "entropy_heldout": 1.4 - kl,
+                    "entropy_trained": 1.4 - trained,
+                    "coverage_heldout": 0.9 - kl,
+                    "coverage_trained": 0.9 - trained,
+                    "valid_heldout": valid,
+                    "valid_trained": valid,
+                }
+            )
     t = pd.DataFrame(rows)
     t["status"], t["run_id"] = "done", [f"r{i}" for i in range(len(t))]
     return t

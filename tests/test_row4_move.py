@@ -36,8 +36,9 @@ def test_env_follows_the_gymnasium_api_and_the_expert_reaches():
 
 def test_moving_target_moves_and_stays_in_the_box():
     env = PointReachEnv(horizon=200, target_speed=0.1, terminate=False)
-    obs, _ = env.reset(seed=0, options={"agent": [0, 0], "target": [0.5, 0.5],
-                                         "velocity": [0.09, -0.07]})  # fmt: skip
+    obs, _ = env.reset(
+        seed=0, options={"agent": [0, 0], "target": [0.5, 0.5], "velocity": [0.09, -0.07]}
+    )
     targets = []
     for _ in range(200):
         obs, *_ = env.step(np.zeros(2))
@@ -61,8 +62,9 @@ def test_arms_share_starts_budget_and_tests():
         assert torch.equal(static.test[split].x, moving.test[split].x)
     again = point_reach(PointReachParams(targets="moving", **SMALL), 3)
     assert torch.equal(again.train["main"].x, xm)  # deterministic in data_seed
-    assert not torch.equal(point_reach(PointReachParams(targets="moving", **SMALL), 4)
-                           .train["main"].x, xm)  # fmt: skip
+    assert not torch.equal(
+        point_reach(PointReachParams(targets="moving", **SMALL), 4).train["main"].x, xm
+    )
 
 
 def test_demos_are_nested_in_n_and_sites_cover_the_tests():
@@ -110,9 +112,10 @@ def test_policy_and_probe_shapes():
     with pytest.raises(ValueError, match="regression"):
         from genlab.tasks.digits import digits  # noqa: F401  (any classification task)
 
-        MODELS.get("policy_mlp").obj(MODELS.get("policy_mlp").params(),
-                                     type(d.info)(kind="classification", n_outputs=3,
-                                                  input_shape=(4,)))  # fmt: skip
+        MODELS.get("policy_mlp").obj(
+            MODELS.get("policy_mlp").params(),
+            type(d.info)(kind="classification", n_outputs=3, input_shape=(4,)),
+        )
 
 
 def test_bad_params_say_what_is_wrong():
@@ -130,9 +133,17 @@ def table(moving: list[float], static: list[float], train: float = 0.01) -> pd.D
     for targets, vals in (("moving", moving), ("static", static)):
         for n in (4, 8, 16):
             for s, v in enumerate(vals):
-                rows.append({"targets": targets, "n_demos": n, "seed": s, "data_seed": s,
-                             "heldout": v, "seen": 0.9,
-                             "train": train if targets == "moving" else 0.01})  # fmt: skip
+                rows.append(
+                    {
+                        "targets": targets,
+                        "n_demos": n,
+                        "seed": s,
+                        "data_seed": s,
+                        "heldout": v,
+                        "seen": 0.9,
+                        "train": train if targets == "moving" else 0.01,
+                    }
+                )
     t = pd.DataFrame(rows)
     t["status"], t["run_id"] = "done", [f"r{i}" for i in range(len(t))]
     return t

@@ -136,9 +136,16 @@ def table(gom_long: list[float], mpc_long: list[float], train: float = 0.2) -> p
     for learner, vals in (("gom", gom_long), ("mpc", mpc_long)):
         for gamma in (0.8, 0.95):
             for s, v in enumerate(vals):
-                rows.append({"learner": learner, "gamma": gamma, "seed": s, "data_seed": s,
-                             "norm": v if gamma == 0.95 else 0.7,
-                             "train": train if learner == "gom" else 0.2})  # fmt: skip
+                rows.append(
+                    {
+                        "learner": learner,
+                        "gamma": gamma,
+                        "seed": s,
+                        "data_seed": s,
+                        "norm": v if gamma == 0.95 else 0.7,
+                        "train": train if learner == "gom" else 0.2,
+                    }
+                )
     t = pd.DataFrame(rows)
     t["status"], t["run_id"] = "done", [f"r{i}" for i in range(len(t))]
     return t

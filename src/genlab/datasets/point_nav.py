@@ -95,8 +95,9 @@ def window(gamma: float) -> int:
     return math.ceil(math.log(0.01) / math.log(gamma))
 
 
-def episode_return(act: Act, starts: Tensor, w: Tensor, gamma: float, horizon: int,
-                   walls: int) -> Tensor:  # fmt: skip
+def episode_return(
+    act: Act, starts: Tensor, w: Tensor, gamma: float, horizon: int, walls: int
+) -> Tensor:
     """Discounted return ``sum_{t < horizon} gamma^t w . phi(p_t)`` of each episode."""
     p, ret = starts.double(), torch.zeros(len(starts), dtype=torch.float64)
     w = w.double()
@@ -106,8 +107,15 @@ def episode_return(act: Act, starts: Tensor, w: Tensor, gamma: float, horizon: i
     return ret
 
 
-def mpc_policy(model: Callable[[Tensor, Tensor], Tensor], gamma: float, plan: int, samples: int,
-               segments: int, every: int = 1, seed: int = 0) -> Act:  # fmt: skip
+def mpc_policy(
+    model: Callable[[Tensor, Tensor], Tensor],
+    gamma: float,
+    plan: int,
+    samples: int,
+    segments: int,
+    every: int = 1,
+    seed: int = 0,
+) -> Act:
     """Random-shooting MPC: every ``every`` steps, ``samples`` sequences of ``plan`` actions per
     episode (``segments`` pieces of a constant full-speed action in a random direction, plus
     standing still), rolled through ``model(p, a) -> p'`` (float32), scored by their discounted

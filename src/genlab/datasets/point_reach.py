@@ -56,8 +56,13 @@ class PointReachEnv(gym.Env):
 
     metadata = {"render_modes": []}
 
-    def __init__(self, radius: float = 0.05, horizon: int = 30, target_speed: float = 0.0,
-                 terminate: bool = True) -> None:  # fmt: skip
+    def __init__(
+        self,
+        radius: float = 0.05,
+        horizon: int = 30,
+        target_speed: float = 0.0,
+        terminate: bool = True,
+    ) -> None:
         super().__init__()
         self.radius, self.horizon, self.target_speed = radius, horizon, target_speed
         self.terminate = terminate
@@ -89,14 +94,23 @@ class PointReachEnv(gym.Env):
         self.t += 1
         dist = float(np.linalg.norm(self.p - self.g))
         success = dist < self.radius
-        return (self._obs(), -dist, success and self.terminate, self.t >= self.horizon,
-                {"success": success})  # fmt: skip
+        return (
+            self._obs(),
+            -dist,
+            success and self.terminate,
+            self.t >= self.horizon,
+            {"success": success},
+        )
 
 
 def demos(
-    n: int, horizon: int, target_speed: float, starts: np.ndarray, targets: np.ndarray,
+    n: int,
+    horizon: int,
+    target_speed: float,
+    starts: np.ndarray,
+    targets: np.ndarray,
     rng: np.random.Generator,
-) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+) -> tuple[np.ndarray, np.ndarray]:
     """``n`` expert demonstrations of ``horizon`` steps each (``n * horizon`` pairs of observation
     and expert action), episode ``i`` from ``starts[i]`` towards ``targets[i]``; with
     ``target_speed`` the target moves (velocity drawn from ``rng``)."""

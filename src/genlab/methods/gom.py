@@ -34,8 +34,10 @@ class Gom(Method):
 
     def wrap(self, model: nn.Module) -> nn.Module:
         if not callable(getattr(model, "nll", None)):
-            raise SpecError("method 'gom' trains an occupancy model with an nll(x) (gom_mdn), "
-                            f"got {type(model).__name__}")  # fmt: skip
+            raise SpecError(
+                "method 'gom' trains an occupancy model with an nll(x) (gom_mdn), "
+                f"got {type(model).__name__}"
+            )
         return model
 
     def loss(self, model: nn.Module, batches: dict[str, Batch]) -> tuple[Tensor, dict[str, Any]]:

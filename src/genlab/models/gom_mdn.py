@@ -32,8 +32,13 @@ class GomMDNParams(Params):
 
 
 def _mlp(d_in: int, width: int, d_out: int) -> nn.Sequential:
-    return nn.Sequential(nn.Linear(d_in, width), nn.Tanh(), nn.Linear(width, width), nn.Tanh(),
-                         nn.Linear(width, d_out))  # fmt: skip
+    return nn.Sequential(
+        nn.Linear(d_in, width),
+        nn.Tanh(),
+        nn.Linear(width, width),
+        nn.Tanh(),
+        nn.Linear(width, d_out),
+    )
 
 
 class GomMDN(nn.Module):
@@ -68,12 +73,14 @@ class GomMDN(nn.Module):
         return mu, logw.exp()
 
 
-@MODELS.register("gom_mdn", GomMDNParams, papers=(66,), family="control",
-                 tiny={"width": 8, "components": 2})  # fmt: skip
+@MODELS.register(
+    "gom_mdn", GomMDNParams, papers=(66,), family="control", tiny={"width": 8, "components": 2}
+)
 def gom_mdn(params: GomMDNParams, info: TaskInfo) -> nn.Module:
     """Mixture-density occupancy model and readout policy (#66)."""
     nav = info.extra.get("point_nav") if info.extra else None
     if not nav or nav.get("learner") != "gom" or not info.input_shape:
-        raise ValueError("gom_mdn reads (state, occupancy) pairs: a point_nav task with "
-                         "learner='gom'")  # fmt: skip
+        raise ValueError(
+            "gom_mdn reads (state, occupancy) pairs: a point_nav task with learner='gom'"
+        )
     return GomMDN(params, math.prod(info.input_shape) - STATE, info.n_outputs)

@@ -37,11 +37,14 @@ class PolicyMLP(nn.Module):
         return self.net(x.flatten(1))
 
 
-@MODELS.register("policy_mlp", PolicyMLPParams, papers=(4,), family="control",
-                 tiny={"width": 8, "depth": 1})  # fmt: skip
+@MODELS.register(
+    "policy_mlp", PolicyMLPParams, papers=(4,), family="control", tiny={"width": 8, "depth": 1}
+)
 def policy_mlp(params: PolicyMLPParams, info: TaskInfo) -> nn.Module:
     """Tanh MLP policy from observations to continuous actions (#4)."""
     if info.kind != "regression" or not info.input_shape or info.vocab_size is not None:
-        raise ValueError("policy_mlp maps dense observations to real-valued actions (a "
-                         "regression task such as point_reach)")  # fmt: skip
+        raise ValueError(
+            "policy_mlp maps dense observations to real-valued actions (a "
+            "regression task such as point_reach)"
+        )
     return PolicyMLP(params, math.prod(info.input_shape), info.n_outputs)

@@ -38,8 +38,10 @@ def diffuseness(model, ctx: EvalContext, params: DiffusenessParams) -> ProbeResu
     outcomes, per split (#49)."""
     info = ctx.data.info
     if not info.extra.get("listed_outcomes"):
-        raise SpecError("probe diffuseness needs a task whose prompts list their valid outcomes "
-                        "(info.extra['listed_outcomes'], e.g. task diffuse_picks)")  # fmt: skip
+        raise SpecError(
+            "probe diffuseness needs a task whose prompts list their valid outcomes "
+            "(info.extra['listed_outcomes'], e.g. task diffuse_picks)"
+        )
     out: ProbeResult = {}
     for name, split in ctx.splits.items():
         logp = torch.log_softmax(ctx.logits(name).double(), dim=-1)
@@ -53,7 +55,12 @@ def diffuseness(model, ctx: EvalContext, params: DiffusenessParams) -> ProbeResu
         h = -(q * torch.log(q.clamp_min(1e-300))).sum(1)
         cover = ((1.0 - (1.0 - p) ** params.n_samples) * mask).sum(1) / k
         norm = h / torch.log(k).clamp_min(math.log(2))
-        for metric, v in (("kl", kl), ("entropy", h), ("norm_entropy", norm),
-                          ("coverage", cover), ("valid", valid)):  # fmt: skip
+        for metric, v in (
+            ("kl", kl),
+            ("entropy", h),
+            ("norm_entropy", norm),
+            ("coverage", cover),
+            ("valid", valid),
+        ):
             out[(name, metric)] = float(v.mean())
     return out

@@ -88,8 +88,9 @@ def nav_return(model: nn.Module, ctx: EvalContext, params: NoParams) -> ProbeRes
     gamma, horizon, walls = float(nav["gamma"]), int(nav["horizon"]), int(nav["walls"])
 
     def mpc(dyn):
-        return mpc_policy(dyn, gamma, int(nav["plan"]), int(nav["samples"]),
-                          int(nav["segments"]), every)  # fmt: skip
+        return mpc_policy(
+            dyn, gamma, int(nav["plan"]), int(nav["samples"]), int(nav["segments"]), every
+        )
 
     every = int(nav["every"])
 
@@ -108,12 +109,16 @@ def nav_return(model: nn.Module, ctx: EvalContext, params: NoParams) -> ProbeRes
                 if not split.meta.get("episodes"):
                     continue
                 starts, w = split.x[:, :2].double(), split.meta["w"].double()
-                run = partial(_mean_return, starts=starts, w=w, gamma=gamma, horizon=horizon,
-                              walls=walls)  # fmt: skip
+                run = partial(
+                    _mean_return, starts=starts, w=w, gamma=gamma, horizon=horizon, walls=walls
+                )
                 ret = run(policy).item()
                 oracle, rand = _references(run, nav, starts, w, mpc, walls)
                 out[(name, "return")], out[(name, "oracle")], out[(name, "random")] = (
-                    ret, oracle, rand)  # fmt: skip
+                    ret,
+                    oracle,
+                    rand,
+                )
                 out[(name, "normalised")] = (ret - rand) / max(oracle - rand, 1e-9)
     finally:
         model.train(was_training)

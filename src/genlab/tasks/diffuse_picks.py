@@ -51,11 +51,15 @@ class DiffusePicksParams(Params):
     @model_validator(mode="after")
     def _sizes(self) -> DiffusePicksParams:
         if not self.set_min <= self.set_max <= self.family_size:
-            raise ValueError(f"need set_min <= set_max <= family_size, got {self.set_min}, "
-                             f"{self.set_max}, {self.family_size}")  # fmt: skip
+            raise ValueError(
+                f"need set_min <= set_max <= family_size, got {self.set_min}, "
+                f"{self.set_max}, {self.family_size}"
+            )
         if self.ft_families >= self.n_families:
-            raise ValueError(f"ft_families ({self.ft_families}) must leave a held-out family "
-                             f"(n_families {self.n_families})")  # fmt: skip
+            raise ValueError(
+                f"ft_families ({self.ft_families}) must leave a held-out family "
+                f"(n_families {self.n_families})"
+            )
         return self
 
 
@@ -88,9 +92,15 @@ def _prompts(p: DiffusePicksParams, families: np.ndarray, n: int, rng: np.random
     DiffusePicksParams,
     papers=(49,),
     family="comp",
-    tiny={"n_families": 3, "family_size": 4, "set_max": 4, "ft_families": 2, "n_train": 64,
-          "n_eval": 16},
-)  # fmt: skip
+    tiny={
+        "n_families": 3,
+        "family_size": 4,
+        "set_max": 4,
+        "ft_families": 2,
+        "n_train": 64,
+        "n_eval": 16,
+    },
+)
 def diffuse_picks(params: DiffusePicksParams, data_seed: int) -> TaskData:
     """ "Pick one at random" prompts over listed outcome sets, first-listed over-represented (#49)."""
     p = params
@@ -99,8 +109,14 @@ def diffuse_picks(params: DiffusePicksParams, data_seed: int) -> TaskData:
     fams = every if p.stage == "pretrain" else trained
     split = {}
     # the test prompts come from their own stream, so both stages share them at a data seed
-    for i, (name, f, n) in enumerate((("trained", trained, p.n_eval), ("heldout", held, p.n_eval),
-                                      ("train", fams, p.n_train), ("val", fams, p.n_eval))):  # fmt: skip
+    for i, (name, f, n) in enumerate(
+        (
+            ("trained", trained, p.n_eval),
+            ("heldout", held, p.n_eval),
+            ("train", fams, p.n_train),
+            ("val", fams, p.n_eval),
+        )
+    ):
         x, y = _prompts(p, f, n, np.random.default_rng([data_seed, i]))
         split[name] = Split(x, y, {"families": [int(i) for i in f]})
     c = p.n_families * p.family_size
@@ -120,5 +136,5 @@ def diffuse_picks(params: DiffusePicksParams, data_seed: int) -> TaskData:
                 "train_envs": ["main"],
                 "test_envs": ["trained", "heldout"],
             },
-        ),  # fmt: skip
+        ),
     )

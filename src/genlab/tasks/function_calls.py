@@ -47,11 +47,14 @@ class FunctionCallParams(Params):
     @model_validator(mode="after")
     def _sizes(self) -> FunctionCallParams:
         if self.n_candidates > self.n_functions:
-            raise ValueError(f"n_candidates ({self.n_candidates}) exceeds n_functions "
-                             f"({self.n_functions})")  # fmt: skip
+            raise ValueError(
+                f"n_candidates ({self.n_candidates}) exceeds n_functions ({self.n_functions})"
+            )
         if self.query_words > self.desc_len or self.desc_len > self.desc_vocab:
-            raise ValueError(f"need query_words <= desc_len <= desc_vocab, got "
-                             f"{self.query_words}, {self.desc_len}, {self.desc_vocab}")  # fmt: skip
+            raise ValueError(
+                f"need query_words <= desc_len <= desc_vocab, got "
+                f"{self.query_words}, {self.desc_len}, {self.desc_vocab}"
+            )
         return self
 
 
@@ -94,16 +97,24 @@ def _prompts(p, descs, n, rng, names: str) -> tuple[torch.Tensor, torch.Tensor]:
     FunctionCallParams,
     papers=(26,),
     family="comp",
-    tiny={"n_functions": 6, "n_candidates": 3, "desc_vocab": 8, "random_names": 6,
-          "mask": 0.5, "n_train": 64, "n_eval": 16},
-)  # fmt: skip
+    tiny={
+        "n_functions": 6,
+        "n_candidates": 3,
+        "desc_vocab": 8,
+        "random_names": 6,
+        "mask": 0.5,
+        "n_train": 64,
+        "n_eval": 16,
+    },
+)
 def function_calls(params: FunctionCallParams, data_seed: int) -> TaskData:
     """Pick the queried function among candidates; names masked in training with ``mask``;
     tests with canonical, random and swapped names (#26)."""
     p = params
     rng = np.random.default_rng([data_seed, 0])
-    descs = np.stack([rng.choice(p.desc_vocab, p.desc_len, replace=False)
-                      for _ in range(p.n_functions)])  # fmt: skip
+    descs = np.stack(
+        [rng.choice(p.desc_vocab, p.desc_len, replace=False) for _ in range(p.n_functions)]
+    )
     x_tr, y_tr = _prompts(p, descs, p.n_train, np.random.default_rng([data_seed, 1]), "train")
     x_va, y_va = _prompts(p, descs, p.n_eval, np.random.default_rng([data_seed, 2]), "train")
     test = {}
@@ -127,5 +138,5 @@ def function_calls(params: FunctionCallParams, data_seed: int) -> TaskData:
                 "train_envs": ["main"],
                 "test_envs": ["original", "renamed", "swapped"],
             },
-        ),  # fmt: skip
+        ),
     )

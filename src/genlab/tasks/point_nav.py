@@ -51,14 +51,20 @@ class PointNavParams(Params):
         from genlab.datasets.point_nav import window
 
         if self.length <= window(self.gamma):
-            raise ValueError(f"length {self.length} must exceed the psi window "
-                             f"{window(self.gamma)} steps of gamma {self.gamma}")  # fmt: skip
+            raise ValueError(
+                f"length {self.length} must exceed the psi window "
+                f"{window(self.gamma)} steps of gamma {self.gamma}"
+            )
         return self
 
 
-@TASKS.register("point_nav", PointNavParams, papers=(ROW,), family="control",
-                tiny={"n_traj": 4, "length": 40, "gamma": 0.8, "n_rewards": 2, "n_starts": 2,
-                      "samples": 4})  # fmt: skip
+@TASKS.register(
+    "point_nav",
+    PointNavParams,
+    papers=(ROW,),
+    family="control",
+    tiny={"n_traj": 4, "length": 40, "gamma": 0.8, "n_rewards": 2, "n_starts": 2, "samples": 4},
+)
 def point_nav(params: PointNavParams, data_seed: int) -> TaskData:
     """Offline point-mass data for a GOM or a dynamics model, and new-reward episodes (#66)."""
     from genlab.datasets.point_nav import behaviour, centres, occupancy, phi, window
@@ -83,12 +89,23 @@ def point_nav(params: PointNavParams, data_seed: int) -> TaskData:
     episodes = Split(xs.float(), centres()[goal].float(), {"episodes": True, "w": w})
     gamma = params.gamma
     steps = lambda k: math.ceil(round(k / (1 - gamma), 6))  # noqa: E731  (no float fuzz)
-    info = TaskInfo(kind="regression", n_outputs=2, input_shape=(x.shape[1],),
-                    extra={"point_nav": {"learner": params.learner, "walls": params.walls,
-                                         "gamma": gamma, "horizon": steps(3),
-                                         "plan": steps(2), "every": steps(0.25),
-                                         "samples": params.samples,
-                                         "segments": params.segments},
-                           "env_steps": params.n_traj * params.length})  # fmt: skip
+    info = TaskInfo(
+        kind="regression",
+        n_outputs=2,
+        input_shape=(x.shape[1],),
+        extra={
+            "point_nav": {
+                "learner": params.learner,
+                "walls": params.walls,
+                "gamma": gamma,
+                "horizon": steps(3),
+                "plan": steps(2),
+                "every": steps(0.25),
+                "samples": params.samples,
+                "segments": params.segments,
+            },
+            "env_steps": params.n_traj * params.length,
+        },
+    )
     train = Split(x.float(), y.float(), {"learner": params.learner})
     return TaskData({"main": train}, {}, {"episodes": episodes}, info)

@@ -59,25 +59,32 @@ def _episodes(starts: np.ndarray, targets: np.ndarray, name: str) -> Split:
     from genlab.datasets.point_reach import expert
 
     obs = np.concatenate([starts, targets], 1)
-    return Split(torch.tensor(obs, dtype=torch.float32),
-                 torch.tensor(expert(obs), dtype=torch.float32),
-                 {"episodes": True, "targets": name})  # fmt: skip
+    return Split(
+        torch.tensor(obs, dtype=torch.float32),
+        torch.tensor(expert(obs), dtype=torch.float32),
+        {"episodes": True, "targets": name},
+    )
 
 
-@TASKS.register("point_reach", PointReachParams, papers=(ROW,), family="control",
-                tiny={"n_demos": 4, "horizon": 10, "n_test": 16})  # fmt: skip
+@TASKS.register(
+    "point_reach",
+    PointReachParams,
+    papers=(ROW,),
+    family="control",
+    tiny={"n_demos": 4, "horizon": 10, "n_test": 16},
+)
 def point_reach(params: PointReachParams, data_seed: int) -> TaskData:
     """Static- or moving-target reaching demonstrations, and held-out episodes (#4)."""
     try:
         from genlab.datasets.point_reach import demos
     except ImportError as exc:  # gymnasium is the optional 'control' extra
-        raise SpecError(f"task point_reach needs gymnasium: pip install 'genlab[control]' "
-                        f"({exc})") from None  # fmt: skip
+        raise SpecError(
+            f"task point_reach needs gymnasium: pip install 'genlab[control]' ({exc})"
+        ) from None
     n, s = params.n_demos, data_seed
     starts = np.random.default_rng([s, ROW, 0]).uniform(-1, 1, (n, 2))
     if params.sites:
-        sites = _targets(np.random.default_rng([s, ROW, 3]), params.sites, -0.8,
-                         params.demo_x_max)  # fmt: skip
+        sites = _targets(np.random.default_rng([s, ROW, 3]), params.sites, -0.8, params.demo_x_max)
         goals = sites[np.arange(n) % params.sites]
     else:
         goals = _targets(np.random.default_rng([s, ROW, 1]), n, -0.8, params.demo_x_max)
@@ -91,11 +98,22 @@ def point_reach(params: PointReachParams, data_seed: int) -> TaskData:
     else:
         heldout = _targets(test, m, params.test_x_min, 0.8)
     seen_starts = test.uniform(-1, 1, (m, 2))
-    info = TaskInfo(kind="regression", n_outputs=2, input_shape=(4,),
-                    extra={"point_reach": {"horizon": params.horizon, "radius": params.radius},
-                           "env_steps": int(len(obs))})  # fmt: skip
-    train = Split(torch.tensor(obs, dtype=torch.float32), torch.tensor(act, dtype=torch.float32),
-                  {"targets": params.targets})  # fmt: skip
-    tests = {"heldout": _episodes(test_starts, heldout, "heldout"),
-             "seen": _episodes(seen_starts, goals[np.arange(m) % n], "seen")}  # fmt: skip
+    info = TaskInfo(
+        kind="regression",
+        n_outputs=2,
+        input_shape=(4,),
+        extra={
+            "point_reach": {"horizon": params.horizon, "radius": params.radius},
+            "env_steps": int(len(obs)),
+        },
+    )
+    train = Split(
+        torch.tensor(obs, dtype=torch.float32),
+        torch.tensor(act, dtype=torch.float32),
+        {"targets": params.targets},
+    )
+    tests = {
+        "heldout": _episodes(test_starts, heldout, "heldout"),
+        "seen": _episodes(seen_starts, goals[np.arange(m) % n], "seen"),
+    }
     return TaskData({"main": train}, {}, tests, info)

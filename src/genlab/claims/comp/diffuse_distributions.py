@@ -95,15 +95,40 @@ class DiffuseConfig(Params):
     seeds: int = Field(4, ge=2)
 
 
-def _spec(cfg: DiffuseConfig, stage: str, model: dict[str, Any], method: dict[str, Any],
-          steps: int, lr: float, seed: int) -> dict[str, Any]:  # fmt: skip
-    task = {"name": "diffuse_picks", "params": {"bias": cfg.bias, "ft_families": cfg.ft_families,
-                                                "stage": stage, "n_train": cfg.n_train}}  # fmt: skip
-    return {"task": task, "model": model, "method": method,
-            "optimizer": {"name": "adamw", "lr": lr, "weight_decay": 0.0, "betas": [0.9, 0.999]},
-            "steps": steps, "batch_size": 128, "checkpoint_every": steps, "seed": seed,
-            "data_seed": seed, "eval": {"every": steps, "log_points": 0,
-                                        "probes": [{"name": "accuracy"}, {"name": "diffuseness"}]}}  # fmt: skip
+def _spec(
+    cfg: DiffuseConfig,
+    stage: str,
+    model: dict[str, Any],
+    method: dict[str, Any],
+    steps: int,
+    lr: float,
+    seed: int,
+) -> dict[str, Any]:
+    task = {
+        "name": "diffuse_picks",
+        "params": {
+            "bias": cfg.bias,
+            "ft_families": cfg.ft_families,
+            "stage": stage,
+            "n_train": cfg.n_train,
+        },
+    }
+    return {
+        "task": task,
+        "model": model,
+        "method": method,
+        "optimizer": {"name": "adamw", "lr": lr, "weight_decay": 0.0, "betas": [0.9, 0.999]},
+        "steps": steps,
+        "batch_size": 128,
+        "checkpoint_every": steps,
+        "seed": seed,
+        "data_seed": seed,
+        "eval": {
+            "every": steps,
+            "log_points": 0,
+            "probes": [{"name": "accuracy"}, {"name": "diffuseness"}],
+        },
+    }
 
 
 class DiffuseDistributions(Claim):
@@ -111,8 +136,13 @@ class DiffuseDistributions(Claim):
     (#49)."""
 
     id = "comp.diffuse_distributions"
-    papers = (Ref(49, "Zhang, Schwarzschild, Carlini, Kolter & Ippolito 2024", "Forcing diffuse "
-                  "distributions out of language models"),)  # fmt: skip
+    papers = (
+        Ref(
+            49,
+            "Zhang, Schwarzschild, Carlini, Kolter & Ippolito 2024",
+            "Forcing diffuse distributions out of language models",
+        ),
+    )
     statement = (
         "On diffuse_picks (6 families of 6 outcomes; a corpus answering 'pick at random' with the "
         "first-listed outcome 60% of the time), a 2-layer transformer pre-trained on every family "
@@ -130,53 +160,74 @@ class DiffuseDistributions(Claim):
         "transformer pre-trained on a synthetic corpus with a first-listed bias, fully fine-tuned "
         "on 3 of 6 outcome families and tested on the other 3; exact softmax metrics"
     )
-    budgets = {"smoke": {"pre_steps": 150, "ft_steps": 30, "n_train": 2000, "seeds": 2},
-               "full": {}}  # fmt: skip
+    budgets = {"smoke": {"pre_steps": 150, "ft_steps": 30, "n_train": 2000, "seeds": 2}, "full": {}}
     smoke_decides = False  # 2 seeds and a few steps only check that the code runs
     GAIN = 0.05  # nats, fixed before running
-    measures = {f"{m}_{s}": Final(f"test/{s}", m)
-                for s in ("heldout", "trained")
-                for m in ("kl", "entropy", "coverage", "valid")}  # fmt: skip
+    measures = {
+        f"{m}_{s}": Final(f"test/{s}", m)
+        for s in ("heldout", "trained")
+        for m in ("kl", "entropy", "coverage", "valid")
+    }
     fit = Fit("valid_heldout", 0.9)  # every arm keeps its picks on the listed outcomes
     floor = Floor("valid_heldout", 0.3)  # chance: a listed set holds 3-6 of 36 classes
     figure = ArmBars("kl_heldout", by="arm")
     controls = {
-        "negative": Control({"target": "first"}, "not reproduced", "the diffuse arm is "
-                            "fine-tuned toward the corpus's own bias (0.6 on the first-listed "
-                            "outcome): the same loss and prompts with no diffuseness to teach, "
-                            "so by the paper's logic held-out KL to uniform must not fall (its "
-                            "own fine-tuning runs)", budget="full", heavy=True,
-                            open="Measured Dec 3 2026 (full, 4 seeds): inconclusive; untuned - "
-                            "diffuse 0.140 [0.127, 0.154] (any exact-distribution fine-tune "
-                            "calibrates the over-sharp pre-trained model), sft - diffuse 0.045 "
-                            "[0.025, 0.064], straddling 0.05; more seeds would decide (b)"),
-        "positive": Control({"read": "trained"}, "reproduced", "read on fresh prompts of the "
-                            "fine-tuned families, where the diffuse target is what was trained: "
-                            "shows that the measure and thresholds reach 'reproduced' (the "
-                            "claim's runs, no new training)", budget="full", heavy=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"target": "first"},
+            "not reproduced",
+            "the diffuse arm is "
+            "fine-tuned toward the corpus's own bias (0.6 on the first-listed "
+            "outcome): the same loss and prompts with no diffuseness to teach, "
+            "so by the paper's logic held-out KL to uniform must not fall (its "
+            "own fine-tuning runs)",
+            budget="full",
+            heavy=True,
+            open="Measured Dec 3 2026 (full, 4 seeds): inconclusive; untuned - "
+            "diffuse 0.140 [0.127, 0.154] (any exact-distribution fine-tune "
+            "calibrates the over-sharp pre-trained model), sft - diffuse 0.045 "
+            "[0.025, 0.064], straddling 0.05; more seeds would decide (b)",
+        ),
+        "positive": Control(
+            {"read": "trained"},
+            "reproduced",
+            "read on fresh prompts of the "
+            "fine-tuned families, where the diffuse target is what was trained: "
+            "shows that the measure and thresholds reach 'reproduced' (the "
+            "claim's runs, no new training)",
+            budget="full",
+            heavy=True,
+        ),
+    }
 
     def guards(self, cfg: DiffuseConfig) -> list[Guard]:
         """Read on held-out families with a uniform target, the diffuse arm must also fit that
         target on its own families (KL <= 0.05 nats there); a fine-tune toward the corpus's bias
         has no such level, and read on its own families the fit is what the decision reads."""
-        own = (Fit("kl_trained", 0.05, where={"arm": ("diffuse",)}, below=True)
-               if cfg.target == "uniform" and cfg.read == "heldout" else
-               NotApplicable("fit of the fine-tuning target", "target 'first' is the corpus's "
-                             "bias, which the pre-trained model already fits; or the decision "
-                             "reads the fine-tuned families themselves"))  # fmt: skip
+        own = (
+            Fit("kl_trained", 0.05, where={"arm": ("diffuse",)}, below=True)
+            if cfg.target == "uniform" and cfg.read == "heldout"
+            else NotApplicable(
+                "fit of the fine-tuning target",
+                "target 'first' is the corpus's "
+                "bias, which the pre-trained model already fits; or the decision "
+                "reads the fine-tuned families themselves",
+            )
+        )
         return [self.fit, self.floor, own]
 
     def arms(self, cfg: DiffuseConfig) -> list[Arm]:
         out = []
         target = {"target": cfg.target, "bias": cfg.bias}
         for s in range(cfg.seeds):
-            pre = parse_spec(_spec(cfg, "pretrain", LM, {"name": "erm"}, cfg.pre_steps,
-                                   cfg.pre_lr, s))  # fmt: skip
+            pre = parse_spec(
+                _spec(cfg, "pretrain", LM, {"name": "erm"}, cfg.pre_steps, cfg.pre_lr, s)
+            )
             out.append(Arm({"arm": "untuned", "seed": s, "data_seed": s}, pre))
             model = {"name": "from_run", "params": {"run": pre.run_id}}
-            for arm, method in (("diffuse", {"name": "diffuse", "params": target}),
-                                ("sft", {"name": "erm"})):  # fmt: skip
+            for arm, method in (
+                ("diffuse", {"name": "diffuse", "params": target}),
+                ("sft", {"name": "erm"}),
+            ):
                 ft = parse_spec(_spec(cfg, "finetune", model, method, cfg.ft_steps, cfg.ft_lr, s))
                 out.append(Arm({"arm": arm, "seed": s, "data_seed": s}, ft))
         return out
@@ -193,26 +244,54 @@ class DiffuseDistributions(Claim):
             trained = 0.38
         out = {}
         for s, v in (("heldout", held), ("trained", trained)):
-            out |= {f"kl_{s}": v, f"entropy_{s}": 1.4 - v, f"coverage_{s}": 0.9 - v,
-                    f"valid_{s}": valid}  # fmt: skip
+            out |= {
+                f"kl_{s}": v,
+                f"entropy_{s}": 1.4 - v,
+                f"coverage_{s}": 0.9 - v,
+                f"valid_{s}": valid,
+            }
         return out
 
     def decide(self, cfg: DiffuseConfig, table: pd.DataFrame) -> Decision:
         r = cfg.read
-        wide = table.pivot_table(index="seed", columns="arm",
-                                 values=[f"kl_{r}", f"entropy_{r}", f"coverage_{r}", f"valid_{r}"])  # fmt: skip
+        wide = table.pivot_table(
+            index="seed",
+            columns="arm",
+            values=[f"kl_{r}", f"entropy_{r}", f"coverage_{r}", f"valid_{r}"],
+        )
         kl = wide[f"kl_{r}"]
-        ivs = [Interval.of(f"KL untuned - diffuse ({r})", (kl["untuned"] - kl["diffuse"]).dropna(),
-                           null=0.0, smallest=self.GAIN),
-               Interval.of(f"KL sft - diffuse ({r})", (kl["sft"] - kl["diffuse"]).dropna(),
-                           null=0.0, smallest=self.GAIN)]  # fmt: skip
-        stats = {f"{m}_{a}": wide[f"{m}_{r}"][a].mean()
-                 for m in ("kl", "entropy", "coverage", "valid") for a in ARMS if a in kl}  # fmt: skip
-        arms = ", ".join(f"{a} KL {stats[f'kl_{a}']:.3f} (entropy {stats[f'entropy_{a}']:.3f}, "
-                         f"coverage@10 {stats[f'coverage_{a}']:.3f}, valid "
-                         f"{stats[f'valid_{a}']:.3f})" for a in ARMS if a in kl)  # fmt: skip
-        sentence = (f"On {r} prompts over {len(kl)} seeds (diffuse target {cfg.target}): {arms}; "
-                    + "; ".join(iv.text() for iv in ivs) + ".")  # fmt: skip
+        ivs = [
+            Interval.of(
+                f"KL untuned - diffuse ({r})",
+                (kl["untuned"] - kl["diffuse"]).dropna(),
+                null=0.0,
+                smallest=self.GAIN,
+            ),
+            Interval.of(
+                f"KL sft - diffuse ({r})",
+                (kl["sft"] - kl["diffuse"]).dropna(),
+                null=0.0,
+                smallest=self.GAIN,
+            ),
+        ]
+        stats = {
+            f"{m}_{a}": wide[f"{m}_{r}"][a].mean()
+            for m in ("kl", "entropy", "coverage", "valid")
+            for a in ARMS
+            if a in kl
+        }
+        arms = ", ".join(
+            f"{a} KL {stats[f'kl_{a}']:.3f} (entropy {stats[f'entropy_{a}']:.3f}, "
+            f"coverage@10 {stats[f'coverage_{a}']:.3f}, valid "
+            f"{stats[f'valid_{a}']:.3f})"
+            for a in ARMS
+            if a in kl
+        )
+        sentence = (
+            f"On {r} prompts over {len(kl)} seeds (diffuse target {cfg.target}): {arms}; "
+            + "; ".join(iv.text() for iv in ivs)
+            + "."
+        )
         return Decision(combine([iv.verdict() for iv in ivs]), stats, sentence, ivs)
 
 

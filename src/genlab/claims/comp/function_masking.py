@@ -89,8 +89,13 @@ class FunctionMasking(Claim):
     """Masking function names in training holds up under renamed functions (Hammer, #26)."""
 
     id = "comp.function_masking"
-    papers = (Ref(26, "Lin et al. 2024", "Hammer: robust function-calling for on-device "
-                  "language models via function masking"),)  # fmt: skip
+    papers = (
+        Ref(
+            26,
+            "Lin et al. 2024",
+            "Hammer: robust function-calling for on-device language models via function masking",
+        ),
+    )
     statement = (
         "On function_calls (pick 1 of 3 listed functions, each a name and a 2-word description; "
         "the query holds 1 of the target's description words and echoes its name), a 2-layer "
@@ -116,32 +121,54 @@ class FunctionMasking(Claim):
     floor = Floor("original", 0.45)  # chance is 1/3
     figure = ArmBars("swapped", by="names")
     controls = {
-        "negative": Control({"keyword": False}, "not reproduced", "the query does not echo the "
-                            "target's name: no naming shortcut in the training data, so by the "
-                            "paper's logic plain training already reads the descriptions and "
-                            "masking buys nothing (its own runs)", budget="full", heavy=True,
-                            open="Measured Dec 3 2026 (full, 4 seeds): reproduced, masked - plain "
-                            "0.142 [0.053, 0.232], plain's fall 0.135 [0.056, 0.215]: names "
-                            "identify functions even without the echo, so plain training still "
-                            "leans on them; a negative control needs no name-identity cue"),
-        "positive": Control({"mask": 1.0}, "reproduced", "every training prompt masked: names "
-                            "never carry the answer in training, the strongest dose of the "
-                            "paper's remedy (its own masked runs; the plain runs are the "
-                            "claim's)", budget="full", heavy=True,
-                            open="Measured Dec 3 2026 (full, 4 seeds): inconclusive by the fit "
-                            "guard (val 0.857 plain, 0.814 masked < 0.9); gain 0.535 [0.307, "
-                            "0.763]: some seeds do not learn the matching in 1500 steps"),
-    }  # fmt: skip
+        "negative": Control(
+            {"keyword": False},
+            "not reproduced",
+            "the query does not echo the "
+            "target's name: no naming shortcut in the training data, so by the "
+            "paper's logic plain training already reads the descriptions and "
+            "masking buys nothing (its own runs)",
+            budget="full",
+            heavy=True,
+            open="Measured Dec 3 2026 (full, 4 seeds): reproduced, masked - plain "
+            "0.142 [0.053, 0.232], plain's fall 0.135 [0.056, 0.215]: names "
+            "identify functions even without the echo, so plain training still "
+            "leans on them; a negative control needs no name-identity cue",
+        ),
+        "positive": Control(
+            {"mask": 1.0},
+            "reproduced",
+            "every training prompt masked: names "
+            "never carry the answer in training, the strongest dose of the "
+            "paper's remedy (its own masked runs; the plain runs are the "
+            "claim's)",
+            budget="full",
+            heavy=True,
+            open="Measured Dec 3 2026 (full, 4 seeds): inconclusive by the fit "
+            "guard (val 0.857 plain, 0.814 masked < 0.9); gain 0.535 [0.307, "
+            "0.763]: some seeds do not learn the matching in 1500 steps",
+        ),
+    }
 
     def arms(self, cfg: MaskingConfig):
-        base = {"task": {"name": "function_calls",
-                         "params": {"keyword": cfg.keyword, "n_train": cfg.n_train}},
-                "model": LM, "method": {"name": "erm"},
-                "optimizer": {"name": "adamw", "lr": cfg.lr, "weight_decay": 0.0,
-                              "betas": [0.9, 0.999]},
-                "steps": cfg.steps, "batch_size": 128, "checkpoint_every": cfg.steps,
-                "eval": {"every": cfg.steps, "log_points": 0,
-                         "probes": [{"name": "accuracy"}]}}  # fmt: skip
+        base = {
+            "task": {
+                "name": "function_calls",
+                "params": {"keyword": cfg.keyword, "n_train": cfg.n_train},
+            },
+            "model": LM,
+            "method": {"name": "erm"},
+            "optimizer": {
+                "name": "adamw",
+                "lr": cfg.lr,
+                "weight_decay": 0.0,
+                "betas": [0.9, 0.999],
+            },
+            "steps": cfg.steps,
+            "batch_size": 128,
+            "checkpoint_every": cfg.steps,
+            "eval": {"every": cfg.steps, "log_points": 0, "probes": [{"name": "accuracy"}]},
+        }
         names = {"plain": {"task.params.mask": 0.0}, "masked": {"task.params.mask": cfg.mask}}
         return Design(base, axes={"names": names}, seeds=cfg.seeds).expand()
 
@@ -149,8 +176,11 @@ class FunctionMasking(Claim):
         """Effect: both arms 0.98 on canonical names; renamed/swapped 0.70/0.40 plain, 0.95/0.90
         masked; null: the masked arm as the plain one; unfit: the masked arm's val at 0.6."""
         plain = arm["names"] == "plain" or case == "null"
-        out = {"original": 0.98, "renamed": 0.70 if plain else 0.95,
-               "swapped": 0.40 if plain else 0.90}  # fmt: skip
+        out = {
+            "original": 0.98,
+            "renamed": 0.70 if plain else 0.95,
+            "swapped": 0.40 if plain else 0.90,
+        }
         out["val"] = 0.6 if case == "unfit" and arm["names"] == "masked" else 0.97
         return out
 
@@ -158,17 +188,35 @@ class FunctionMasking(Claim):
         t = table.assign(perturbed=table[["renamed", "swapped"]].mean(axis=1))
         wide = t.pivot_table(index="seed", columns="names", values=[*SPLITS, "perturbed"])
         pert = wide["perturbed"]
-        ivs = [Interval.of("masked - plain, renamed/swapped", (pert["masked"] - pert["plain"])
-                           .dropna(), null=0.0, smallest=self.GAP),
-               Interval.of("plain: canonical - renamed/swapped",
-                           (wide["original"]["plain"] - pert["plain"]).dropna(), null=0.0,
-                           smallest=self.GAP)]  # fmt: skip
-        stats = {f"{a}_{s}": wide[s][a].mean() for s in (*SPLITS, "perturbed")
-                 for a in ("plain", "masked") if a in pert}  # fmt: skip
-        arms = "; ".join(f"{a}: " + ", ".join(f"{s} {stats[f'{a}_{s}']:.3f}" for s in SPLITS)
-                         for a in ("plain", "masked") if a in pert)  # fmt: skip
-        sentence = (f"Accuracy over {len(pert)} seeds (keyword {cfg.keyword}, mask {cfg.mask:g}): "
-                    f"{arms}; " + "; ".join(iv.text() for iv in ivs) + ".")  # fmt: skip
+        ivs = [
+            Interval.of(
+                "masked - plain, renamed/swapped",
+                (pert["masked"] - pert["plain"]).dropna(),
+                null=0.0,
+                smallest=self.GAP,
+            ),
+            Interval.of(
+                "plain: canonical - renamed/swapped",
+                (wide["original"]["plain"] - pert["plain"]).dropna(),
+                null=0.0,
+                smallest=self.GAP,
+            ),
+        ]
+        stats = {
+            f"{a}_{s}": wide[s][a].mean()
+            for s in (*SPLITS, "perturbed")
+            for a in ("plain", "masked")
+            if a in pert
+        }
+        arms = "; ".join(
+            f"{a}: " + ", ".join(f"{s} {stats[f'{a}_{s}']:.3f}" for s in SPLITS)
+            for a in ("plain", "masked")
+            if a in pert
+        )
+        sentence = (
+            f"Accuracy over {len(pert)} seeds (keyword {cfg.keyword}, mask {cfg.mask:g}): "
+            f"{arms}; " + "; ".join(iv.text() for iv in ivs) + "."
+        )
         return Decision(combine([iv.verdict() for iv in ivs]), stats, sentence, ivs)
 
 

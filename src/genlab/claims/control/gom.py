@@ -93,8 +93,9 @@ class GomConfig(Params):
     def _short_then_long(self) -> GomConfig:
         short, long = self.gammas
         if not 0 < short < long < 1:
-            raise ValueError(f"gammas must be (short, long) with 0 < short < long < 1, got "
-                             f"{self.gammas}")  # fmt: skip
+            raise ValueError(
+                f"gammas must be (short, long) with 0 < short < long < 1, got {self.gammas}"
+            )
         return self
 
 
@@ -103,8 +104,13 @@ class Gom(Claim):
     horizons (#66)."""
 
     id = "control.gom"
-    papers = (Ref(66, "Zhu et al. 2024", "Transferable reinforcement learning via generalized "
-                  "occupancy models"),)  # fmt: skip
+    papers = (
+        Ref(
+            66,
+            "Zhu et al. 2024",
+            "Transferable reinforcement learning via generalized occupancy models",
+        ),
+    )
     statement = (
         "Paired over seeds on point_nav (one wall, the same offline random-heading data for both "
         "learners, 10 new single-bump rewards x 6 starts), the normalised return of a GOM "
@@ -116,31 +122,51 @@ class Gom(Claim):
     )
     Config = GomConfig
     scope = "proxy"
-    scope_note = ("a 2D point mass with one wall, RBF features and a mixture-density network "
-                  "stand in for D4RL antmaze/kitchen and roboverse with diffusion models over "
-                  "Fourier-feature occupancies; plain random-shooting MPC with a one-step MLP is "
-                  "the model-based baseline; budgets of 1,000 steps")  # fmt: skip
-    budgets = {"smoke": {"seeds": 2, "steps": 100, "n_traj": 40, "n_rewards": 3, "n_starts": 2,
-                         "samples": 16}, "full": {}}  # fmt: skip
+    scope_note = (
+        "a 2D point mass with one wall, RBF features and a mixture-density network "
+        "stand in for D4RL antmaze/kitchen and roboverse with diffusion models over "
+        "Fourier-feature occupancies; plain random-shooting MPC with a one-step MLP is "
+        "the model-based baseline; budgets of 1,000 steps"
+    )
+    budgets = {
+        "smoke": {
+            "seeds": 2,
+            "steps": 100,
+            "n_traj": 40,
+            "n_rewards": 3,
+            "n_starts": 2,
+            "samples": 16,
+        },
+        "full": {},
+    }
     smoke_decides = False
     measures = {"norm": Final("test/episodes", "normalised"), "train": Final("train/main", "nmse")}
     fit = Fit("train", 0.9, below=True)
     floor = Floor("norm", 0.1)
     figure = ArmBars("norm", by=("learner", "gamma"))
     controls = {
-        "negative": Control({"walls": 0}, "not reproduced",
-                            "an open arena: the one-step dynamics are a clipped linear move that "
-                            "the MLP learns almost exactly, so planning through it compounds "
-                            "(almost) no error at any horizon and MPC matches the true-dynamics "
-                            "planner; by the paper's account GOM's edge comes from avoiding that "
-                            "error, so it must vanish", budget="full", heavy=True),
-        "positive": Control({"walls": 2}, "reproduced",
-                            "an S-shaped maze of two walls: many more wall contacts, which a "
-                            "smooth one-step model blurs and long plans through it compound, "
-                            "while the occupancy model reads where trajectories actually went: "
-                            "the setting where the paper's mechanism must show most",
-                            budget="full", heavy=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"walls": 0},
+            "not reproduced",
+            "an open arena: the one-step dynamics are a clipped linear move that "
+            "the MLP learns almost exactly, so planning through it compounds "
+            "(almost) no error at any horizon and MPC matches the true-dynamics "
+            "planner; by the paper's account GOM's edge comes from avoiding that "
+            "error, so it must vanish",
+            budget="full",
+            heavy=True,
+        ),
+        "positive": Control(
+            {"walls": 2},
+            "reproduced",
+            "an S-shaped maze of two walls: many more wall contacts, which a "
+            "smooth one-step model blurs and long plans through it compound, "
+            "while the occupancy model reads where trajectories actually went: "
+            "the setting where the paper's mechanism must show most",
+            budget="full",
+            heavy=True,
+        ),
+    }
     MARGIN = 0.05  # fixed before running
 
     def arms(self, cfg: GomConfig):
@@ -149,24 +175,51 @@ class Gom(Claim):
             for s in range(cfg.seeds):
                 for learner in LEARNERS:
                     gom = learner == "gom"
-                    task = {"name": "point_nav", "params": {
-                        "learner": "gom" if gom else "dynamics", "walls": cfg.walls,
-                        "gamma": gamma, "n_traj": cfg.n_traj, "length": cfg.length,
-                        "n_rewards": cfg.n_rewards, "n_starts": cfg.n_starts,
-                        "samples": cfg.samples}}  # fmt: skip
-                    model = ({"name": "gom_mdn", "params": {"width": cfg.width,
-                                                            "components": cfg.components}}
-                             if gom else {"name": "policy_mlp", "params": {"width": cfg.width}})  # fmt: skip
-                    rows.append(({"learner": learner, "gamma": gamma}, {
-                        "task": task, "model": model,
-                        "method": {"name": "gom" if gom else "mse"},
-                        "optimizer": {"name": "adam", "lr": cfg.lr},
-                        "steps": cfg.steps, "batch_size": cfg.batch,
-                        "checkpoint_every": cfg.steps,
-                        "eval": {"every": cfg.steps, "log_points": 0,
-                                 "probes": [{"name": "nav_return"},
-                                            {"name": "regression_error"}]},
-                        "seed": s, "data_seed": s}))  # fmt: skip
+                    task = {
+                        "name": "point_nav",
+                        "params": {
+                            "learner": "gom" if gom else "dynamics",
+                            "walls": cfg.walls,
+                            "gamma": gamma,
+                            "n_traj": cfg.n_traj,
+                            "length": cfg.length,
+                            "n_rewards": cfg.n_rewards,
+                            "n_starts": cfg.n_starts,
+                            "samples": cfg.samples,
+                        },
+                    }
+                    model = (
+                        {
+                            "name": "gom_mdn",
+                            "params": {"width": cfg.width, "components": cfg.components},
+                        }
+                        if gom
+                        else {"name": "policy_mlp", "params": {"width": cfg.width}}
+                    )
+                    rows.append(
+                        (
+                            {"learner": learner, "gamma": gamma},
+                            {
+                                "task": task,
+                                "model": model,
+                                "method": {"name": "gom" if gom else "mse"},
+                                "optimizer": {"name": "adam", "lr": cfg.lr},
+                                "steps": cfg.steps,
+                                "batch_size": cfg.batch,
+                                "checkpoint_every": cfg.steps,
+                                "eval": {
+                                    "every": cfg.steps,
+                                    "log_points": 0,
+                                    "probes": [
+                                        {"name": "nav_return"},
+                                        {"name": "regression_error"},
+                                    ],
+                                },
+                                "seed": s,
+                                "data_seed": s,
+                            },
+                        )
+                    )
         return arms(rows)
 
     def synthetic(self, cfg: GomConfig, arm: dict, case: Case) -> dict[str, float]:
@@ -182,15 +235,22 @@ class Gom(Claim):
         norm = table.pivot_table(index="seed", columns=["learner", "gamma"], values="norm")
         gap = {g: (norm[("gom", g)] - norm[("mpc", g)]) for g in (short, long)}
         widen = (gap[long] - gap[short]).dropna()
-        iv_long = Interval.of(f"normalised return, GOM - MPC at gamma {long}",
-                              gap[long].dropna().tolist(), null=0, smallest=self.MARGIN)  # fmt: skip
-        iv_widen = Interval.of(f"gap at gamma {long} - gap at gamma {short}", widen.tolist(),
-                               null=0, smallest=0)  # fmt: skip
+        iv_long = Interval.of(
+            f"normalised return, GOM - MPC at gamma {long}",
+            gap[long].dropna().tolist(),
+            null=0,
+            smallest=self.MARGIN,
+        )
+        iv_widen = Interval.of(
+            f"gap at gamma {long} - gap at gamma {short}", widen.tolist(), null=0, smallest=0
+        )
         mean = norm.mean()
         stats = {f"{lr}_{g}": float(mean[(lr, g)]) for lr in LEARNERS for g in (short, long)}
         stats |= {f"gap_{g}": float(gap[g].mean()) for g in (short, long)}
-        cells = "; ".join(f"gamma {g}: GOM {mean[('gom', g)]:.2f}, MPC {mean[('mpc', g)]:.2f}"
-                          for g in (short, long))  # fmt: skip
+        cells = "; ".join(
+            f"gamma {g}: GOM {mean[('gom', g)]:.2f}, MPC {mean[('mpc', g)]:.2f}"
+            for g in (short, long)
+        )
         sentence = f"Normalised return ({cells}). {iv_long.text()}; {iv_widen.text()}."
         verdict = combine([iv_long.verdict(), iv_widen.verdict()])
         return Decision(verdict, stats, sentence, [iv_long, iv_widen])

@@ -78,8 +78,14 @@ class Move(Claim):
     """Moving-target demonstrations reach held-out targets more often than static ones (#4)."""
 
     id = "control.move"
-    papers = (Ref(4, "Wang et al. 2025", "MOVE: a simple motion-based data collection paradigm "
-                  "for spatial generalization in robotic manipulation"),)  # fmt: skip
+    papers = (
+        Ref(
+            4,
+            "Wang et al. 2025",
+            "MOVE: a simple motion-based data collection paradigm "
+            "for spatial generalization in robotic manipulation",
+        ),
+    )
     statement = (
         "Paired over seeds on point_reach (30-step expert demonstrations, n in 4, 8, 16, the "
         "same starts and step budget in both arms), a behaviour-cloned MLP's success on held-out "
@@ -89,52 +95,90 @@ class Move(Claim):
     )
     Config = MoveConfig
     scope = "proxy"
-    scope_note = ("a 2D point mass reaching an observed target stands in for Meta-World and "
-                  "real-robot manipulation from point clouds; a ~5k-parameter MLP cloned by "
-                  "squared error for a diffusion policy; budgets of 120-480 environment steps")  # fmt: skip
+    scope_note = (
+        "a 2D point mass reaching an observed target stands in for Meta-World and "
+        "real-robot manipulation from point clouds; a ~5k-parameter MLP cloned by "
+        "squared error for a diffusion policy; budgets of 120-480 environment steps"
+    )
     budgets = {"smoke": {"seeds": 2, "steps": 300, "n_demos": (4, 8), "n_test": 64}, "full": {}}
     smoke_decides = False
-    measures = {"heldout": Final("test/heldout", "success"), "seen": Final("test/seen", "success"),
-                "train": Final("train/main", "nmse")}  # fmt: skip
+    measures = {
+        "heldout": Final("test/heldout", "success"),
+        "seen": Final("test/seen", "success"),
+        "train": Final("train/main", "nmse"),
+    }
     fit = Fit("train", 0.1, below=True)
     floor = Floor("heldout", 0.05)
     figure = ArmBars("heldout", by=("targets", "n_demos"))
     controls = {
-        "negative": Control({"sites": 1}, "not reproduced",
-                            "one fixed target site for every demonstration and every test "
-                            "episode: by the paper's account motion helps by covering spatial "
-                            "configurations that static demonstrations miss; with a single "
-                            "target the static demonstrations already cover the test targets "
-                            "and moving ones only spread the same budget away from them, so "
-                            "the gain must vanish", budget="full", heavy=True),
-        "positive": Control({"demo_x_max": 0.0, "test_x_min": 0.2}, "reproduced",
-                            "demonstration targets start in the left half (x <= 0) and held-out "
-                            "targets lie at x >= 0.2, a region no static demonstration covers "
-                            "but moving targets drift into: the setting where the paper's "
-                            "mechanism must show most", budget="full", heavy=True),
-    }  # fmt: skip
+        "negative": Control(
+            {"sites": 1},
+            "not reproduced",
+            "one fixed target site for every demonstration and every test "
+            "episode: by the paper's account motion helps by covering spatial "
+            "configurations that static demonstrations miss; with a single "
+            "target the static demonstrations already cover the test targets "
+            "and moving ones only spread the same budget away from them, so "
+            "the gain must vanish",
+            budget="full",
+            heavy=True,
+        ),
+        "positive": Control(
+            {"demo_x_max": 0.0, "test_x_min": 0.2},
+            "reproduced",
+            "demonstration targets start in the left half (x <= 0) and held-out "
+            "targets lie at x >= 0.2, a region no static demonstration covers "
+            "but moving targets drift into: the setting where the paper's "
+            "mechanism must show most",
+            budget="full",
+            heavy=True,
+        ),
+    }
     MARGIN = 0.10  # fixed before running
 
     def arms(self, cfg: MoveConfig):
         rows = []
         for targets in TARGETS:
             for n in cfg.n_demos:
-                task = {"name": "point_reach", "params": {
-                    "targets": targets, "n_demos": n, "horizon": cfg.horizon,
-                    "target_speed": cfg.target_speed, "radius": cfg.radius,
-                    "demo_x_max": cfg.demo_x_max, "test_x_min": cfg.test_x_min,
-                    "sites": cfg.sites, "n_test": cfg.n_test}}  # fmt: skip
+                task = {
+                    "name": "point_reach",
+                    "params": {
+                        "targets": targets,
+                        "n_demos": n,
+                        "horizon": cfg.horizon,
+                        "target_speed": cfg.target_speed,
+                        "radius": cfg.radius,
+                        "demo_x_max": cfg.demo_x_max,
+                        "test_x_min": cfg.test_x_min,
+                        "sites": cfg.sites,
+                        "n_test": cfg.n_test,
+                    },
+                }
                 for s in range(cfg.seeds):
-                    rows.append(({"targets": targets, "n_demos": n}, {
-                        "task": task, "model": {"name": "policy_mlp",
-                                                "params": {"width": cfg.width}},
-                        "method": {"name": "mse"}, "optimizer": {"name": "adam", "lr": cfg.lr},
-                        "steps": cfg.steps, "batch_size": cfg.batch,
-                        "checkpoint_every": cfg.steps,
-                        "eval": {"every": cfg.steps, "log_points": 0,
-                                 "probes": [{"name": "reach_success"},
-                                            {"name": "regression_error"}]},
-                        "seed": s, "data_seed": s}))  # fmt: skip
+                    rows.append(
+                        (
+                            {"targets": targets, "n_demos": n},
+                            {
+                                "task": task,
+                                "model": {"name": "policy_mlp", "params": {"width": cfg.width}},
+                                "method": {"name": "mse"},
+                                "optimizer": {"name": "adam", "lr": cfg.lr},
+                                "steps": cfg.steps,
+                                "batch_size": cfg.batch,
+                                "checkpoint_every": cfg.steps,
+                                "eval": {
+                                    "every": cfg.steps,
+                                    "log_points": 0,
+                                    "probes": [
+                                        {"name": "reach_success"},
+                                        {"name": "regression_error"},
+                                    ],
+                                },
+                                "seed": s,
+                                "data_seed": s,
+                            },
+                        )
+                    )
         return arms(rows)
 
     def synthetic(self, cfg: MoveConfig, arm: dict, case: Case) -> dict[str, float]:
@@ -153,8 +197,12 @@ class Move(Claim):
     def decide(self, cfg: MoveConfig, table: pd.DataFrame) -> Decision:
         held = self._pivot(table, "heldout")
         gaps = (held["moving"] - held["static"]).mean(axis=1).dropna()
-        iv = Interval.of("held-out success, moving - static, mean over n", gaps.tolist(), null=0,
-                         smallest=self.MARGIN)  # fmt: skip
+        iv = Interval.of(
+            "held-out success, moving - static, mean over n",
+            gaps.tolist(),
+            null=0,
+            smallest=self.MARGIN,
+        )
         mean = held.mean()
         seen = self._pivot(table, "seen").mean()
         stats = {f"{t}_{n}": float(mean[(t, n)]) for t in TARGETS for n in cfg.n_demos}
@@ -162,14 +210,20 @@ class Move(Claim):
         top = float(mean[("static", max(cfg.n_demos))])
         match = [n for n in sorted(cfg.n_demos) if mean[("moving", n)] >= top]
         stats["moving_matches_static_top_at"] = float(match[0]) if match else float("nan")
-        curve = "; ".join(f"n={n}: static {mean[('static', n)]:.2f}, moving "
-                          f"{mean[('moving', n)]:.2f}" for n in cfg.n_demos)  # fmt: skip
-        eff = (f"moving matches static's n={max(cfg.n_demos)} success ({top:.2f}) from n={match[0]}"
-               if match else f"moving never matches static's n={max(cfg.n_demos)} success "
-               f"({top:.2f})")  # fmt: skip
-        sentence = (f"Held-out success ({curve}); {eff}; on the demonstrations' own targets: "
-                    + ", ".join(f"{t} {seen[t].mean():.2f}" for t in TARGETS)
-                    + f". {iv.text()}.")  # fmt: skip
+        curve = "; ".join(
+            f"n={n}: static {mean[('static', n)]:.2f}, moving {mean[('moving', n)]:.2f}"
+            for n in cfg.n_demos
+        )
+        eff = (
+            f"moving matches static's n={max(cfg.n_demos)} success ({top:.2f}) from n={match[0]}"
+            if match
+            else f"moving never matches static's n={max(cfg.n_demos)} success ({top:.2f})"
+        )
+        sentence = (
+            f"Held-out success ({curve}); {eff}; on the demonstrations' own targets: "
+            + ", ".join(f"{t} {seen[t].mean():.2f}" for t in TARGETS)
+            + f". {iv.text()}."
+        )
         return Decision(iv.verdict(), stats, sentence, [iv])
 
 
