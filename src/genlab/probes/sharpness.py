@@ -64,12 +64,21 @@ class _Loss:
 
     def grad(self, params: list[Tensor]) -> list[Tensor]:
         ps = [p.detach().requires_grad_(True) for p in params]
-        return [g.detach() for g in torch.autograd.grad(self(ps), ps)]
+        return _zeros_for_none(torch.autograd.grad(self(ps), ps, allow_unused=True), ps)
 
     def hvp(self, v: list[Tensor]) -> list[Tensor]:
         ps = [p.detach().requires_grad_(True) for p in self.params]
-        g = torch.autograd.grad(self(ps), ps, create_graph=True)
-        return [h.detach() for h in torch.autograd.grad(_dot(g, v), ps)]
+        g = _zeros_for_none(
+            torch.autograd.grad(self(ps), ps, create_graph=True, allow_unused=True), ps
+        )
+        hv = torch.autograd.grad(_dot(g, v), ps, allow_unused=True)
+        return [h.detach() for h in _zeros_for_none(hv, ps)]
+
+
+def _zeros_for_none(grads: tuple[Tensor | None, ...], params: list[Tensor]) -> list[Tensor]:
+    """Gradients with zeros for parameters the loss does not use (e.g. a head another output
+    reads)."""
+    return [torch.zeros_like(p) if g is None else g for g, p in zip(grads, params, strict=True)]
 
 
 def _dot(a: list[Tensor], b: list[Tensor]) -> Tensor:

@@ -124,8 +124,8 @@ def function_calls(params: FunctionCallParams, data_seed: int) -> TaskData:
         test[names] = Split(x, y, {"names": names})
     v = _vocab(p)
     return TaskData(
-        {"main": Split(x_tr, y_tr, {"mask": p.mask})},
-        {"main": Split(x_va, y_va, {"mask": p.mask})},
+        {"main": Split(x_tr, y_tr, {"name_mask": p.mask})},
+        {"main": Split(x_va, y_va, {"name_mask": p.mask})},
         test,
         TaskInfo(
             kind="classification",
