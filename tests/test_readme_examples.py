@@ -35,6 +35,7 @@ SKIP = {
     "make test-heavy": "the heavy tests (tens of minutes)",
     "source .venv/bin/activate": "the test puts the environment's bin first on PATH instead",
     "genlab run grokking": LONG,
+    "genlab claims run grokking.delayed_generalization --budget smoke": LONG,
     "genlab run grokking task.p=113 batch_size=null": LONG,
     "genlab run my_experiment.toml seed=3": "the user's own spec file",
     'genlab claims freeze ID --reason "..." --after-result': "writes the checkout's claims.lock",
