@@ -195,6 +195,20 @@ def _damage(db: Path, exc: sqlite3.Error) -> StoreError:
 _CHECKED: set[Path] = set()  # databases this process has checked before writing
 
 
+VERDICT_COLUMNS = (
+    "claim_id",
+    "config_id",
+    "budget",
+    "config",
+    "verdict",
+    "statistic",
+    "evidence",
+    "figure",
+    "run_ids",
+    "created",
+)  # the verdicts table's columns, in order
+
+
 class Store:
     """A genlab store at ``root``. Opening never creates anything; the first write does."""
 
@@ -579,18 +593,7 @@ class Store:
 
     def save_verdict(self, row: dict[str, Any]) -> None:
         """Record a claim's verdict for one configuration (replacing an earlier one)."""
-        cols = [
-            "claim_id",
-            "config_id",
-            "budget",
-            "config",
-            "verdict",
-            "statistic",
-            "evidence",
-            "figure",
-            "run_ids",
-            "created",
-        ]
+        cols = VERDICT_COLUMNS
         vals = [
             row[c] if c not in ("config", "statistic", "run_ids") else json.dumps(row[c])
             for c in cols[:-1]
@@ -599,18 +602,7 @@ class Store:
             c.execute(f"INSERT OR REPLACE INTO verdicts VALUES ({','.join('?' * len(cols))})", vals)
 
     def verdicts(self) -> pd.DataFrame:
-        cols = [
-            "claim_id",
-            "config_id",
-            "budget",
-            "config",
-            "verdict",
-            "statistic",
-            "evidence",
-            "figure",
-            "run_ids",
-            "created",
-        ]
+        cols = VERDICT_COLUMNS
         df = pd.DataFrame(
             self._read(f"SELECT {', '.join(cols)} FROM verdicts ORDER BY created"), columns=cols
         )
