@@ -15,13 +15,17 @@ tokens alone, never from labels. A row whose loops are done keeps its state whil
 the batch go on, so a row's output does not depend on its batch. Tasks without step tokens (or
 ``adaptive = false``) get a fixed ``loops``. Parameters do not depend on ``K``.
 
-Every loop's output is not supervised separately (the paper's per-iteration supervision of the
-variables whose depth the loop has reached); supervision is of every intermediate value at the end
-(the task scores every variable). The paper's discrete bottleneck and error correction are not
+With the default method the loops are supervised at the end only (of every intermediate value:
+the task scores every variable). ``loop_logits`` reads the logits out after every loop and
+``loop_of_depth`` names the loop that ends a given graph depth, for the paper's per-iteration
+supervision (method ``per_loop``). The paper's discrete bottleneck and error correction are not
 implemented.
 """
 
 from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterator
 
 import torch
 from pydantic import Field
@@ -92,7 +96,9 @@ class LoopedTransformer(nn.Module):
         k = self.p.loops_per_step * n_steps + self.p.extra_loops
         return k.clamp(1, self.p.max_loops)
 
-    def forward(self, x: Tensor) -> Tensor:
+    def states(self, x: Tensor) -> Iterator[Tensor]:
+        """The state after each loop, up to the batch's most loops (a row whose loops are done
+        keeps its last state)."""
         if x.shape[1] > self.max_len:
             raise ValueError(
                 f"input length {x.shape[1]} exceeds the model's max_len {self.max_len}"
@@ -105,7 +111,24 @@ class LoopedTransformer(nn.Module):
             for block in self.blocks:
                 new = block(new)
             h = torch.where((loop < k)[:, None, None], new, h)
-        return self.unembed(self.ln_f(h))
+            yield h
+
+    def forward(self, x: Tensor) -> Tensor:
+        (last,) = deque(self.states(x), maxlen=1)  # the last state, not keeping the others
+        return self.unembed(self.ln_f(last))
+
+    def loop_logits(self, x: Tensor) -> list[Tensor]:
+        """Logits read out (final norm, unembedding) after every loop; the last are ``forward``'s.
+        For per-iteration supervision (``methods/per_loop.py``)."""
+        return [self.unembed(self.ln_f(h)) for h in self.states(x)]
+
+    def loop_of_depth(self, depth: int) -> int:
+        """The loop (from 0) after which a value of graph ``depth`` is supervised: the one that
+        ends ``depth`` steps, ``loops_per_step * depth + extra_loops - 1`` (Altabaa et al.'s
+        code: depth ``d`` at iteration ``d``, one loop per step and one for the leaves); with
+        fixed loops, the same index capped at the last loop."""
+        loop = self.p.loops_per_step * depth + self.p.extra_loops - 1
+        return max(0, loop if self.adaptive else min(loop, self.p.loops - 1))
 
 
 @MODELS.register(

@@ -18,25 +18,32 @@ the value is never written into the input). Every variable is scored, so the seq
 (``accuracy``) means every intermediate value right, the deepest included. Writing the name last
 puts the name and its value at one position, where a later use of the name can look it up.
 
-Tokens: ``PAD`` 0, ``BLANK`` 1 (unused), ``=`` 2, ops ``+ - *`` 3-5, values ``0..p-1`` from 6,
+Tokens: ``PAD`` 0, ``BLANK`` 1 (never in the input: the per-loop loss's target for a value
+not yet reached), ``=`` 2, ops ``+ - *`` 3-5, values ``0..p-1`` from 6,
 names after the values. ``TaskInfo.extra`` holds ``max_length``, ``train_length`` (the training
 depth), ``first_symbol`` (the first value token) and ``step_tokens`` (the op tokens: one per
 operation definition, which ``looped_transformer`` counts to set its number of loops) and
-``max_steps`` (the most operations in one program).
+``max_steps`` (the most operations in one program), ``blank`` (``BLANK``) and
+``position_depths``, a function from a batch of token rows to each scored position's graph depth
+(``-1`` elsewhere), parsed from the tokens alone: the hook a per-loop loss (``methods/per_loop.py``)
+reads to supervise each variable at the loop its depth is reached, as the authors' code does.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Literal
 
 import numpy as np
+import torch
 from pydantic import Field, model_validator
+from torch import Tensor
 
 from genlab.data import Split, TaskData, TaskInfo
 from genlab.losses import IGNORE
 from genlab.tasks import TASKS
-from genlab.tasks.seq_common import TINY, LengthParams, length_splits, pack
+from genlab.tasks.seq_common import BLANK, TINY, LengthParams, length_splits, pack
 
 EQ, FIRST_OP = 2, 3
 OPS: dict[str, int] = {"+": 0, "-": 1, "*": 2}
@@ -139,6 +146,35 @@ def example(
     return render(nodes, order, names, p.p)
 
 
+def position_depths(x: Tensor, first_name: int) -> Tensor:
+    """Graph depth of the variable defined at each position of token rows ``x`` (its name, after
+    ``=``; names are tokens ``>= first_name``), ``-1`` at every other position: a leaf ``c = v`` is
+    0, ``u op w = v`` is ``1 + max`` of its operands' depths. One pass over the positions, batched
+    over rows (the definitions come in dependency order)."""
+    b, t = x.shape
+    out = torch.full((b, t), -1, dtype=torch.long, device=x.device)
+    n_names = int(x.max().item()) - first_name + 1 if x.numel() else 0
+    if n_names <= 0:
+        return out
+    table = torch.zeros((b, n_names), dtype=torch.long, device=x.device)  # depth by name
+    rows = torch.arange(b, device=x.device)
+    for i in range(2, t):
+        defined = (x[:, i - 1] == EQ) & (x[:, i] >= first_name)
+        if not bool(defined.any()):
+            continue
+        depth = torch.zeros(b, dtype=torch.long, device=x.device)
+        if i >= 4:
+            op = (x[:, i - 3] >= FIRST_OP) & (x[:, i - 3] < FIRST_VALUE) & defined
+            u = (x[:, i - 4] - first_name).clamp(min=0)
+            w = (x[:, i - 2] - first_name).clamp(min=0)
+            deeper = 1 + torch.maximum(table[rows, u], table[rows, w])
+            depth = torch.where(op, deeper, depth)
+        name = (x[:, i] - first_name).clamp(min=0)
+        table[rows[defined], name[defined]] = depth[defined]
+        out[:, i] = torch.where(defined, depth, out[:, i])
+    return out
+
+
 def _split(
     p: ComputationGraphParams, rng: np.random.Generator, depths: np.ndarray, meta: dict
 ) -> Split:
@@ -170,6 +206,8 @@ def computation_graph(params: ComputationGraphParams, data_seed: int) -> TaskDat
             "first_symbol": FIRST_VALUE,
             "step_tokens": [FIRST_OP + OPS[o] for o in OPS],
             "max_steps": params.width * params.test_max,
+            "blank": BLANK,
+            "position_depths": partial(position_depths, first_name=FIRST_VALUE + params.p),
         },
     )
     return TaskData(train=train, val=val, test=test, info=info)

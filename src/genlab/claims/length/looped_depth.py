@@ -20,6 +20,32 @@ that fits and fails; "reproduced" still needs both arms to fit. The recorded res
 (full: neither arm fits, val 0.225 / 0.210: inconclusive either way). No positive control is known
 (no budget tried here fits either arm), so the claim cannot record "not reproduced": no control
 licenses it. Its smoke budget (1 seed, 40 steps) only checks that the code runs.
+
+Per-loop supervision (issue #31, Dec 4 2026; design unchanged: nothing fits). The authors' code
+(``experiments/model.py``) trains loop ``d`` on the sequence in which every variable of depth
+``<= d`` holds its value and deeper ones ``EMPTY``, summing the loops' cross-entropies (their
+latent variant ``compute_batch_loss_nointerm``; their main one also decodes each loop to tokens
+and feeds them back, with teacher forcing and injected errors). genlab has it as method
+``per_loop`` (``methods/per_loop.py``: the task's depths, ``looped_transformer.loop_logits``;
+blank for ``EMPTY``; no reconstruction of the other token factors). Pilots, seed 0, one thread,
+``OMP_NUM_THREADS=1 .venv/bin/python benchmarks/looped_pilot.py CONFIG [--model ...]`` (the full
+looped arm with ``per_loop``; CPU seconds; stopped runs stopped by hand once flat):
+``'{}'``: 3000 steps, val exact match 0.215 (token 0.750), out of range 0.057, 239 s (407 s wall);
+per depth 0/1/2/3 at the end 1.00/0.41/0.39/0.28 (end-only was 0.225). ``'{"ops": ["+"]}'`` (the
+authors' ADD): 0.185 (token 0.728) at 1200, flat since 400, 130 s. Same, ``--model '{"n_blocks":
+2, "loops_per_step": 1}'`` (their layout: a multi-layer block, loop ``d`` for depth ``d``): 0.24
+(token 0.74) at 2800, 260 s; with ``"p": 5, "n_names": 9``: 0.265 (token 0.775) at 2400, 215 s.
+Tiny (``+``, ``p`` 3, 7 names, depths <= 2 tested to 4, lr 3e-3, 2 blocks x 1 loop): 2000 steps,
+val 0.31-0.45 (token 0.82-0.84), depth-1 values 0.57 right (chance 0.33), 109 s; the 4-layer
+transformer with ``erm`` there: 0.35-0.42 (token 0.82), 84 s. Every run copies the constants at
+once and stalls at the two-hop lookup (an operand's value sits where its name was defined); the
+per-loop loss does not shorten that plateau at 2-4k steps. What it would take: the authors train
+~156k steps (50k programs x 100 epochs, batch 32) at d=256-384 on a GPU; here a step costs 0.09 s
+(2 blocks x 1 loop) to 0.13 s (1 x 2) on one thread, so 30k steps are 45-65 CPU-minutes per looped
+run and the full design 3-6 CPU-hours, with no pilot showing 30k is enough: first find, on a
+GPU, the step at which the plateau breaks. Once the looped arm fits, a refutation of its level
+reads it alone (``reads``), so a baseline that never fits does not block "not reproduced" (a
+positive control must still license it); "reproduced" needs both arms to fit.
 """
 
 from __future__ import annotations
