@@ -51,7 +51,14 @@ def main() -> None:
         m["split"].isin(["val/main", "test/out_of_range"])
         & m["metric"].isin(["accuracy", "token_accuracy"])
     ]
-    print(m.pivot_table(index="step", columns=["split", "metric"], values="value").round(3))
+    table = m.pivot_table(index="step", columns=["split", "metric"], values="value").round(3)
+    print(table)
+    last = table.iloc[-1]
+    print(
+        f"run_id={spec.run_id} wall_s={time.time() - start:.0f} "
+        f"val_exact_match={last[('val/main', 'accuracy')]:.3f} "
+        f"out_of_range_exact_match={last[('test/out_of_range', 'accuracy')]:.3f}"
+    )
 
 
 if __name__ == "__main__":
