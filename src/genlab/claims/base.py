@@ -42,6 +42,7 @@ from genlab.analysis.aggregate import arm_summary
 from genlab.analysis.sequential import SeedRule
 from genlab.claims.guards import Guard, GuardResult, Interval, NotApplicable, Verdict, power_check
 from genlab.claims.measures import Measure, measure_table
+from genlab.claims.search import DRAW, best_draw
 from genlab.design import Arm
 from genlab.errors import SpecError
 from genlab.registry import Params, format_validation_error
@@ -179,6 +180,10 @@ class Claim:
     # look): the runner adds seeds in groups while an interval straddles, up to the rule's maximum;
     # a budget not named here takes ``uniform_rule`` (``None`` declares none)
     seed_rule: ClassVar[dict[str, SeedRule | None]] = {}
+    # a claim whose arms run at several hyper-parameter draws (labelled ``draw``,
+    # ``genlab.claims.search``) names the measure by which each arm's draw is picked per seed
+    # (training-domain validation, as DomainBed); the judge reads only the picked runs
+    search_on: ClassVar[str | None] = None
 
     # ---- what a claim is --------------------------------------------------------------------
 
@@ -343,7 +348,7 @@ class Claim:
 
     def keys(self, table: pd.DataFrame) -> list[str]:
         """The label columns that tell arms apart (every label but the replicates)."""
-        skip = {*self.replicates, *self.measures, "run_id", "status"}
+        skip = {*self.replicates, *self.measures, "run_id", "status", DRAW}
         return [c for c in table.columns if c not in skip]
 
     def summary(self, table: pd.DataFrame) -> pd.DataFrame:
@@ -424,7 +429,12 @@ class Claim:
         return result
 
     def evaluate(self, cfg: Params, table: pd.DataFrame) -> ClaimResult:
-        """Guards, decision and evidence from a per-run table."""
+        """Guards, decision and evidence from a per-run table (each arm at its best draw per seed
+        where the claim searches hyper-parameters; ``run_ids`` keeps every draw)."""
+        run_ids = [r for r in table.get("run_id", [])]
+        if self.search_on is not None:
+            by = [*self.keys(table), *(r for r in self.replicates if r in table)]
+            table = best_draw(table, self.search_on, by)
         summary = self.summary(table)
         keys = self.keys(table)
         decision = self.decide(cfg, table)
@@ -455,7 +465,7 @@ class Claim:
             table,
             checks,
             config=cfg.model_dump(mode="json"),
-            run_ids=[r for r in table.get("run_id", [])],
+            run_ids=run_ids,
             scope=self.scope,
             decision=verdict,
             intervals=list(decision.intervals),

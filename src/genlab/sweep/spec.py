@@ -107,7 +107,7 @@ def axis_stream(random_seed: int, axis: str, *trial: int) -> np.random.Generator
     return np.random.default_rng([random_seed, int.from_bytes(digest[:8], "little"), *trial])
 
 
-def _draw_seed(*parts: object) -> int:
+def draw_seed(*parts: object) -> int:
     """A seed for ``numpy.random.RandomState`` (< 2**32) from the parts' text."""
     digest = hashlib.sha256("/".join(map(str, parts)).encode()).digest()
     return int.from_bytes(digest[:4], "little")
@@ -328,7 +328,7 @@ class SweepSpec(BaseModel):
                     continue
                 point.update({a: shared[a][d] for a in self.random})
                 if ranges:
-                    seed = _draw_seed(self.random_seed, name, *key, d)
+                    seed = draw_seed(self.random_seed, name, *key, d)
                     drawn = sample_params(ranges, seed)
                     point.update(
                         {f"method.params.{p}": v for p, v in drawn.items() if p not in fixed}

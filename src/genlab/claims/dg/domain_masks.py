@@ -51,6 +51,7 @@ class DomainMasks(BeatsERM):
     scope_note = (
         "The official code's DMG (sampled masks, overlap penalty, mask averaging) on rotated and "
         "colored 8x8 digits with an MLP from scratch, one masked layer and DomainBed's optimiser, "
+        "each arm at its best of 4 random-search draws at the full budget (DomainBed draws 20), "
         "not PACS / DomainNet with an ImageNet-pretrained AlexNet or ResNet"
     )
     statement = (
