@@ -120,7 +120,23 @@ class MoDify(Claim):
                 slow=True,
             ),
         }
-    )
+    ) | {
+        "positive": Control(
+            {"tolerance": 5.0},
+            "reproduced",
+            "a loose tolerance (5: a shuffled sample is admitted while its loss is at most 6x the "
+            "clean loss's running mean), so MoDify admits nearly every RGB shuffle and inherits "
+            "what removes the colour cue: the gain over ERM the claim credits to MoDify's "
+            "augmentation must show, and non-inferiority to plain RGB-Shuffle must hold (the runs "
+            "are not RGB-Shuffle's: samples past the bound are still held back). It shows "
+            "'reproduced' is reachable, nothing about the scheduling. Declared Dec 4 2026 after "
+            "the Dec 3 full result had been seen (MoDify 0.111, RGB-Shuffle 0.298, ERM 0.130), "
+            "before any run under the search",
+            budget="full",
+            slow=True,
+            heavy=True,
+        )
+    }
 
     def arms(self, cfg: MoDifyConfig):
         task = {
