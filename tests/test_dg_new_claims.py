@@ -236,14 +236,22 @@ def test_oat_robust_accuracy_all_at_the_floor_is_inconclusive():
 
 def test_modify_is_a_reconstruction_whose_not_reproduced_needs_a_positive_control():
     """The reading's "not reproduced" stands as its judge's decision (a decision about genlab's
-    reading of MoDify); it is recorded only if a positive control licenses it, and none does."""
+    reading of MoDify); it is recorded only when the positive control ran and reproduced."""
     claim = CLAIMS.get("dg.modify").obj
     assert claim.scope == "reconstruction" and "abstract" in claim.scope_note
-    r = judge(
-        "dg.modify",
-        lambda lb: {"heldout": 0.3 + wobble(lb) * (lb["method"] == "modify"), "val": 0.8},
-    )
-    assert r.verdict == "not reproduced", r.evidence  # the reading's own decision
-    rec = claim.recorded(r, "full", {"negative": "not reproduced"})
+
+    def judged():
+        return judge(
+            "dg.modify",
+            lambda lb: {"heldout": 0.3 + wobble(lb) * (lb["method"] == "modify"), "val": 0.8},
+        )
+
+    assert judged().verdict == "not reproduced"  # the reading's own decision
+    negatives = {"negative": "not reproduced", "negative_full": "not reproduced"}
+    rec = claim.recorded(judged(), "full", negatives)
     assert rec.decision == "not reproduced" and rec.verdict == "inconclusive"
-    assert "no positive control" in rec.evidence
+    assert "not run: positive" in rec.evidence
+    rec = claim.recorded(judged(), "full", negatives | {"positive": "inconclusive"})
+    assert rec.verdict == "inconclusive", rec.evidence
+    rec = claim.recorded(judged(), "full", negatives | {"positive": "reproduced"})
+    assert rec.verdict == "not reproduced", rec.evidence

@@ -170,7 +170,7 @@ def entry(store: Store, row: Any, times: dict[str, Any], claim: Any) -> dict[str
         "seed_rule": extras.get("seed_rule"),
         "wall_s": round(t["wall_s"], 1) if t.get("complete") else extras.get("wall_s"),
         "cpu_s": extras.get("cpu_s"),
-        "controls": extras.get("controls", {}),
+        "controls": dict(sorted(extras.get("controls", {}).items())),
         "evidence": row.evidence,
         "reason": reason,
         "intervals": finite(extras.get("intervals", [])),
