@@ -22,6 +22,12 @@ Differences from the paper and its code:
 - aggregation: the paired gain DMG - ERM in suite-average held-out accuracy, mean and 95% CI over
   seeds (3), not the paper's per-target-domain accuracies (a mean over runs).
 
+DomainBed's search (Dec 4 2026, issue #31): at the full budget each arm is read at its best of 4
+draws per seed (``genlab.claims.search``). Measured (3 seeds, 451 s with controls): suite-average
+held out DMG 0.727, ERM 0.727, gain -0.000 [-0.005, 0.005], below the 0.01 bar: not reproduced
+(the gains of +0.001 to +0.022 on rotations cancelled by -0.070 on colored +90%); both negative
+controls not reproduced, the positive control reproduced. At the defaults: 0.006 [-0.011, 0.023].
+
 Measured history (the soft masks the claim ran until Dec 1 2026): docs/domain_shift.md
 (dg.domain_masks).
 """
