@@ -35,3 +35,16 @@ def test_every_claim_has_an_entry_and_a_row():
             rec = data[e.name][budget]
             if rec.get("rules") == "measured" and rec["verdict"] == "inconclusive":
                 assert rec["reason"] and rec["needs"], (e.name, budget)
+
+
+def test_needs_counts_an_interval_in_its_own_units():
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        from verdict_tables import seeds_needed
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    iv = {"name": "d", "estimate": 0.05, "lo": -0.05, "hi": 0.15, "null": 0.0, "smallest": 0.1}
+    iv["absence"] = False
+    assert seeds_needed({**iv, "n": 4}, 4) == "d: about 16 seeds (now 4)"  # half 0.1, gap 0.05
+    over_cells = seeds_needed({**iv, "n": 6}, 4)  # e.g. task x length cells, not seeds
+    assert over_cells.startswith("d: about 24 units") and "not the 4 seeds" in over_cells

@@ -105,21 +105,30 @@ def reason_of(evidence: str) -> str:
     )
 
 
-def seeds_needed(iv: dict[str, Any]) -> str | None:
+def seeds_needed(iv: dict[str, Any], seeds: Any = None) -> str | None:
     """Seeds at which an interval that straddles a threshold would clear the nearer one, at the
-    observed spread (the half-width shrinks as 1/sqrt(n); the t quantile is held)."""
+    observed spread (the half-width shrinks as 1/sqrt(n); the t quantile is held). An interval
+    over other units than the design's ``seeds`` (the models of a zoo, task x length cells) is
+    counted in its own units."""
     est, lo, hi, n = iv["estimate"], iv["lo"], iv["hi"], iv["n"]
+    unit = (
+        "seeds"
+        if seeds is None or n == seeds
+        else f"units, the interval's own (not the {seeds} seeds)"
+    )
     if any(x is None or (isinstance(x, float) and math.isnan(x)) for x in (est, lo, hi)) or n < 2:
-        return f"{iv['name']}: at least 3 seeds (now {n}) for an interval"
+        return f"{iv['name']}: at least 3 {unit} (now {n}) for an interval"
     marks = [-iv["smallest"], iv["smallest"]] if iv["absence"] else [iv["null"], iv["smallest"]]
     gap = min(abs(est - m) for m in marks)
     half = (hi - lo) / 2
     if gap < 1e-9:
         return f"{iv['name']}: the estimate sits on a threshold; no seed count decides"
-    return f"{iv['name']}: about {math.ceil(n * (half / gap) ** 2)} seeds (now {n})"
+    return f"{iv['name']}: about {math.ceil(n * (half / gap) ** 2)} {unit} (now {n})"
 
 
-def needs_of(claim_id: str, budget: str, reason: str, intervals: list[dict[str, Any]]) -> str:
+def needs_of(
+    claim_id: str, budget: str, reason: str, intervals: list[dict[str, Any]], seeds: Any = None
+) -> str:
     """What would decide an inconclusive verdict, from why it is inconclusive."""
     parts = []
     if "controls not run" in reason:
@@ -134,7 +143,7 @@ def needs_of(claim_id: str, budget: str, reason: str, intervals: list[dict[str, 
         parts.append("the full budget")
     straddle = [iv for iv in intervals if iv.get("verdict") == "inconclusive"]
     if "intervals do not support" in reason or ("power" in reason) or (straddle and not parts):
-        parts += [s for iv in straddle if (s := seeds_needed(iv))]
+        parts += [s for iv in straddle if (s := seeds_needed(iv, seeds))]
     return "; ".join(parts) or (
         "runs or parts that agree: all passing (reproduced) or at most "
         "half (not reproduced); more seeds or steps, see the evidence"
@@ -174,7 +183,9 @@ def entry(store: Store, row: Any, times: dict[str, Any], claim: Any) -> dict[str
         "evidence": row.evidence,
         "reason": reason,
         "intervals": finite(extras.get("intervals", [])),
-        "needs": needs_of(row.claim_id, row.budget, reason, extras.get("intervals", []))
+        "needs": needs_of(
+            row.claim_id, row.budget, reason, extras.get("intervals", []), row.config.get("seeds")
+        )
         if reason
         else "",
         "measured": dt.datetime.fromtimestamp(row.created, dt.UTC).date().isoformat(),
