@@ -47,4 +47,9 @@ def test_needs_counts_an_interval_in_its_own_units():
     iv["absence"] = False
     assert seeds_needed({**iv, "n": 4}, 4) == "d: about 16 seeds (now 4)"  # half 0.1, gap 0.05
     over_cells = seeds_needed({**iv, "n": 6}, 4)  # e.g. task x length cells, not seeds
-    assert over_cells.startswith("d: about 24 units") and "not the 4 seeds" in over_cells
+    assert over_cells == "d: about 24 of its units (now 6; its units are not seeds)"
+    on_the_bar = seeds_needed({**iv, "n": 4, "estimate": 0.1001}, 4)
+    assert on_the_bar.endswith("sits on a threshold; no number of seeds decides")
+    assert seeds_needed({**iv, "n": 6, "estimate": 0.1001}, 4).endswith(
+        "no number of its units decides"
+    )

@@ -109,21 +109,18 @@ def seeds_needed(iv: dict[str, Any], seeds: Any = None) -> str | None:
     """Seeds at which an interval that straddles a threshold would clear the nearer one, at the
     observed spread (the half-width shrinks as 1/sqrt(n); the t quantile is held). An interval
     over other units than the design's ``seeds`` (the models of a zoo, task x length cells) is
-    counted in its own units."""
+    counted in its own units; past 100x the units it has, no count decides."""
     est, lo, hi, n = iv["estimate"], iv["lo"], iv["hi"], iv["n"]
-    unit = (
-        "seeds"
-        if seeds is None or n == seeds
-        else f"units, the interval's own (not the {seeds} seeds)"
-    )
+    unit, note = ("seeds", "") if n == seeds else ("of its units", "; its units are not seeds")
     if any(x is None or (isinstance(x, float) and math.isnan(x)) for x in (est, lo, hi)) or n < 2:
-        return f"{iv['name']}: at least 3 {unit} (now {n}) for an interval"
+        return f"{iv['name']}: at least 3 {unit} (now {n}{note}) for an interval"
     marks = [-iv["smallest"], iv["smallest"]] if iv["absence"] else [iv["null"], iv["smallest"]]
     gap = min(abs(est - m) for m in marks)
-    half = (hi - lo) / 2
-    if gap < 1e-9:
-        return f"{iv['name']}: the estimate sits on a threshold; no seed count decides"
-    return f"{iv['name']}: about {math.ceil(n * (half / gap) ** 2)} {unit} (now {n})"
+    count = math.ceil(n * ((hi - lo) / 2 / gap) ** 2) if gap > 1e-9 else math.inf
+    if count > 100 * n:
+        what = unit.removeprefix("of ")
+        return f"{iv['name']}: the estimate sits on a threshold; no number of {what} decides"
+    return f"{iv['name']}: about {count} {unit} (now {n}{note})"
 
 
 def needs_of(
@@ -135,6 +132,8 @@ def needs_of(
         parts.append(f"run its controls: genlab claims run {claim_id} --budget {budget}")
     if re.search(r"\bcame out\b", reason):
         parts.append("a control design that comes out as expected")
+    if "no positive control" in reason:
+        parts.append("a positive control that comes out reproduced (licenses 'not reproduced')")
     if "did not fit" in reason or "no arm fit" in reason:
         parts.append("arms that fit: more steps or a setting that fits")
     if "at the floor" in reason or "at the ceiling" in reason:
@@ -239,6 +238,18 @@ def earlier(rec: dict[str, Any] | None, claim: Any, budget: str) -> dict[str, An
     return rec
 
 
+def renew(rec: dict[str, Any], claim_id: str, budget: str) -> dict[str, Any]:
+    """A measured entry with its ``needs`` derived again by today's ``needs_of`` from the reason
+    and intervals it records (where the JSON kept no intervals to derive it from, the one derived
+    when it was measured stays)."""
+    if rec.get("rules") != "measured" or not rec.get("reason"):
+        return rec
+    needs = needs_of(claim_id, budget, rec["reason"], rec.get("intervals", []), rec.get("seeds"))
+    if not rec.get("intervals") and needs == needs_of(claim_id, budget, "", []):
+        return rec
+    return {**rec, "needs": needs}
+
+
 def update(smoke: list[str], full: list[str]) -> dict[str, Any]:
     old = json.loads(JSON.read_text()) if JSON.exists() else {}
     new = from_stores(smoke, full)
@@ -252,7 +263,10 @@ def update(smoke: list[str], full: list[str]) -> dict[str, Any]:
             "scope": c.scope,
             "scope_note": c.scope_note,
             "papers": [p.row if p.row is not None else p.authors for p in c.papers],
-            **{b: new.get(e.name, {}).get(b) or earlier(prev.get(b), c, b) for b in BUDGETS},
+            **{
+                b: renew(new.get(e.name, {}).get(b) or earlier(prev.get(b), c, b), e.name, b)
+                for b in BUDGETS
+            },
             "changes": changes(e.name),
         }
     return out

@@ -31,6 +31,13 @@ No positive control (Dec 3 2026, issue #30): it was the claim itself (measured a
 inconclusive, the ICL-forced arm does not fit, val 0.080 / 0.077), and no setting searched makes
 that arm fit within the budget (docs/compositional.md), so the claim cannot record "not
 reproduced": no control licenses it.
+
+What fitting would take (issue #36; pilot Dec 4 2026, the ICL-forced arm at the full config for
+3,500 steps, one thread, ~146 CPU-s per 1,000 steps): val 0.003 / 0.010 / 0.063 / 0.090 / 0.100 /
+0.097 / 0.107 at 500-step intervals, rising ~0.011 per 1,000 steps after 2,000. At that rate the
+0.8 bar is ~65,000 steps away, ~2.7 CPU-hours per forced run and ~12 CPU-hours for the design with
+its control (which does not fit at the full budget either, val 0.50); a sudden jump would shorten
+this, none was seen. Far past the 20-minute budget; no budget was changed.
 """
 
 from __future__ import annotations

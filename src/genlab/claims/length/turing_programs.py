@@ -18,6 +18,14 @@ arm that fits and fails; "reproduced" still needs both arms to fit. The recorded
 control is known (no budget tried here fits the Turing arm), so the claim cannot record "not
 reproduced": no control licenses it. Its smoke budget (2 seeds, arms that do not fit) only checks
 that the code runs.
+
+What fitting would take (issue #36; pilots Dec 4 2026, the full config with more steps, one thread,
+CPU 65 s per 1,000 steps for ``turing``, 13 s for ``reversed``): the ``turing`` arm plateaus at val
+0.87-0.915 from 4,000 to 10,000 steps (two seeds' mean ~0.91 only near 7,000, short at 6,000 and
+8,000), so it sits on the bar rather than climbing; the ``reversed`` arm stays at 0.40-0.51 from
+4,000 to 20,000 steps (per-token ~0.80). More steps do not fit this design: the direct arm needs a
+different setting (learning rate schedule, width or depth), which is a new design, not a longer one.
+No budget was changed.
 """
 
 from __future__ import annotations
