@@ -108,10 +108,11 @@ def reason_of(evidence: str) -> str:
 def seeds_needed(iv: dict[str, Any], seeds: Any = None) -> str | None:
     """Seeds at which an interval that straddles a threshold would clear the nearer one, at the
     observed spread (the half-width shrinks as 1/sqrt(n); the t quantile is held). An interval
-    over other units than the design's ``seeds`` (the models of a zoo, task x length cells) is
+    over more units than the design's ``seeds`` (the models of a zoo, task x length cells) is
     counted in its own units; past 100x the units it has, no count decides."""
     est, lo, hi, n = iv["estimate"], iv["lo"], iv["hi"], iv["n"]
-    unit, note = ("seeds", "") if n == seeds else ("of its units", "; its units are not seeds")
+    own = isinstance(seeds, int) and n <= seeds  # over seeds (some may have dropped out)
+    unit, note = ("seeds", "") if own else ("of its units", "; its units are not seeds")
     if any(x is None or (isinstance(x, float) and math.isnan(x)) for x in (est, lo, hi)) or n < 2:
         return f"{iv['name']}: at least 3 {unit} (now {n}{note}) for an interval"
     marks = [-iv["smallest"], iv["smallest"]] if iv["absence"] else [iv["null"], iv["smallest"]]

@@ -38,9 +38,10 @@ Measured at full (fresh store, seeds 2 -> 4 by the seed rule): every encoding fi
 0.889, T5 0.444, RoPE 0.380, NoPE 0.347, APE 0.216; RR(T5) - RR(APE) 0.229 [0.119, 0.338] holds,
 the other three pairs straddle (RR(NoPE) - RR(RoPE) -0.032 [-0.521, 0.456]): inconclusive. Its
 intervals are over the 6 ranked task x length cells, not seeds, so more seeds barely narrow them;
-deciding the three pairs at the observed spread needs about 160 to 1,400 ranked cells (tasks x
-lengths; ``needs`` in docs/verdicts.json), far past 2 tasks x 4 lengths. Wall 4,759 s (CPU 5,464 s), two single-threaded pilots
-sharing the cores for its last 50 minutes; over the 20-minute aim.
+deciding the pair RR(NoPE) - RR(APE) at the observed spread needs about 160 ranked cells (tasks x
+lengths), and the two pairs with RoPE sit on the threshold: far past 2 tasks x 4 lengths. Wall
+4,759 s (CPU 5,464 s), two single-threaded pilots sharing the cores for its last 50 minutes; over
+the 20-minute aim.
 """
 
 from __future__ import annotations
