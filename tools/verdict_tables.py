@@ -124,6 +124,12 @@ def seeds_needed(iv: dict[str, Any], seeds: Any = None) -> str | None:
     return f"{iv['name']}: about {count} {unit} (now {n}{note})"
 
 
+AGREE = (
+    "runs or parts that agree: all passing (reproduced) or at most half (not reproduced); more "
+    "seeds or steps, see the evidence"
+)
+
+
 def needs_of(
     claim_id: str, budget: str, reason: str, intervals: list[dict[str, Any]], seeds: Any = None
 ) -> str:
@@ -144,10 +150,7 @@ def needs_of(
     straddle = [iv for iv in intervals if iv.get("verdict") == "inconclusive"]
     if "intervals do not support" in reason or ("power" in reason) or (straddle and not parts):
         parts += [s for iv in straddle if (s := seeds_needed(iv, seeds))]
-    return "; ".join(parts) or (
-        "runs or parts that agree: all passing (reproduced) or at most "
-        "half (not reproduced); more seeds or steps, see the evidence"
-    )
+    return "; ".join(parts) or AGREE
 
 
 def finite(intervals: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -183,11 +186,7 @@ def entry(store: Store, row: Any, times: dict[str, Any], claim: Any) -> dict[str
         "evidence": row.evidence,
         "reason": reason,
         "intervals": finite(extras.get("intervals", [])),
-        "needs": needs_of(
-            row.claim_id, row.budget, reason, extras.get("intervals", []), row.config.get("seeds")
-        )
-        if reason
-        else "",
+        "needs": "",  # derived by ``renew``, for this entry and the ones kept from the JSON
         "measured": dt.datetime.fromtimestamp(row.created, dt.UTC).date().isoformat(),
         "rules": "measured",
     }
@@ -240,13 +239,13 @@ def earlier(rec: dict[str, Any] | None, claim: Any, budget: str) -> dict[str, An
 
 
 def renew(rec: dict[str, Any], claim_id: str, budget: str) -> dict[str, Any]:
-    """A measured entry with its ``needs`` derived again by today's ``needs_of`` from the reason
-    and intervals it records (where the JSON kept no intervals to derive it from, the one derived
-    when it was measured stays)."""
+    """A measured entry with its ``needs`` derived by today's ``needs_of`` from the reason and
+    intervals it records; an older entry whose intervals the JSON did not keep keeps the ``needs``
+    derived from them when it was measured."""
     if rec.get("rules") != "measured" or not rec.get("reason"):
         return rec
     needs = needs_of(claim_id, budget, rec["reason"], rec.get("intervals", []), rec.get("seeds"))
-    if not rec.get("intervals") and needs == needs_of(claim_id, budget, "", []):
+    if needs == AGREE and rec.get("needs") and not rec.get("intervals"):
         return rec
     return {**rec, "needs": needs}
 
