@@ -454,6 +454,46 @@ def test_a_sequential_seed_rule_adds_seeds_until_the_judge_decides(tmp_path, mon
     assert result.verdict == "reproduced" and result.config["seeds"] == 4
 
 
+def test_a_control_follows_the_uniform_seed_rule_and_is_found_by_its_design(tmp_path):
+    """A full-budget control over 2 seeds whose first look straddles is read again at 4 seeds; its
+    verdict is recorded under its declared configuration, where ``measured_controls`` finds it."""
+    from genlab.claims import runner
+    from genlab.claims.base import uniform_rule
+    from genlab.store import Store
+
+    seen = []
+
+    class SeqConfig(ToyConfig):
+        seeds: int = 2
+
+    class Seq(Toy):
+        Config = SeqConfig
+        budgets = {"smoke": {}, "full": {}}
+        controls = {"negative": Control({"gain": 0.5}, "not reproduced", "too big", "full")}
+
+        def arms(self, cfg):
+            return Design(
+                {
+                    "task": {"name": "modular_arithmetic", "params": {"p": 7}},
+                    "model": {"name": "mlp"},
+                    "steps": 1,
+                },
+                rows=[({"arm": "base"}, {}), ({"arm": "method"}, {})],
+                seeds=list(range(cfg.seeds)),
+            ).expand()
+
+        def judge(self, cfg, runs, metrics):
+            seen.append(cfg.seeds)
+            gains = [0.1, 0.3, 0.1, 0.1][: cfg.seeds]  # straddles 0.5 at 2 seeds, below at 4
+            return self.evaluate(cfg, toy_table([0.5] * cfg.seeds, [0.5 + g for g in gains]))
+
+    seq, store = Seq(), Store(tmp_path)
+    assert seq.rule("full", "negative") == uniform_rule("full", 2) and seq.rule("full") is not None
+    out = runner.run_claim(seq, store, "full", execute=lambda *a: None, control="negative")
+    assert seen == [2, 4] and out.verdict == "not reproduced"
+    assert runner.measured_controls(seq, store, "full") == {"negative": "not reproduced"}
+
+
 def test_the_uniform_seed_rule_reads_n_then_2n_at_full_only():
     from genlab.analysis.sequential import SeedRule
     from genlab.claims.base import uniform_rule
@@ -478,6 +518,29 @@ def test_more_seeds_only_while_an_interval_straddles_and_every_arm_fits():
     assert toy.evaluate(cfg, unfit).verdict == "inconclusive"
     assert not straddles(toy.evaluate(cfg, unfit))
     assert not straddles(toy.evaluate(cfg, toy_table([0.5, 0.52, 0.48], [0.6, 0.63, 0.59])))
+
+
+def test_more_seeds_only_for_intervals_the_seeds_add_units_to():
+    """length.nope's intervals are over ranked task x length cells, as many at 2 seeds as at 4, so
+    a second look cannot narrow them and the rule stops; an interval over seeds grows."""
+    from genlab.claims.base import ClaimResult
+    from genlab.claims.runner import fixed_units, more_seeds
+
+    nope = CLAIMS.get("length.nope").obj
+    two, four = (nope.config("full", {"seeds": n}) for n in (2, 4))
+    fixed = fixed_units(nope, two, four)
+    assert fixed and all(name.startswith("RR(") for name in fixed)
+
+    def straddling(name):
+        iv = Interval(name, 0.0, -0.5, 0.5, 6, smallest=0.1)
+        return ClaimResult(nope.id, "inconclusive", {}, "E.", intervals=[iv])
+
+    assert not more_seeds(nope, straddling(sorted(fixed)[0]), two, four)
+    assert more_seeds(nope, straddling("an interval over seeds"), two, four)
+    assert not more_seeds(nope, straddling("an interval over seeds"), two, None)
+    seeds = CLAIMS.get("regime.updates_not_batch").obj
+    n = seeds.rule("full").min_seeds
+    assert fixed_units(seeds, *(seeds.config("full", {"seeds": k}) for k in (n, 2 * n))) == set()
 
 
 def test_licensable_decisions_follow_the_declared_controls():

@@ -25,7 +25,7 @@ from typing import Any
 from genlab.claims.base import BUDGETS, CASES, Budget, Case, Claim, Verdict
 from genlab.claims.freeze import design_hash, frozen
 from genlab.claims.guards import CONFIDENCE
-from genlab.claims.runner import measured_controls, straddles
+from genlab.claims.runner import measured_controls, more_seeds
 from genlab.store import Store
 
 DECISIONS: tuple[Verdict, ...] = ("reproduced", "not reproduced")
@@ -35,10 +35,11 @@ def case_verdicts(claim: Claim, budget: Budget, control: str | None = None) -> d
     """The judge's verdict on each synthetic case at ``budget`` (or at ``control``'s design),
     read as the runner reads it: at each look of the claim's seed rule, its intervals at that
     look's level, while one straddles; ``"error: ..."`` where the claim cannot build the table."""
-    rule = claim.rule(budget) if control is None else None
+    rule = claim.rule(budget, control)
     out: dict[Case, str] = {}
+    looks = rule.looks() if rule else [None]
     for case in CASES:
-        for n in rule.looks() if rule else [None]:
+        for i, n in enumerate(looks):
             cfg = claim.config(budget, {"seeds": n} if n else None, control)
             token = CONFIDENCE.set(rule.confidence(n)) if rule else None
             try:
@@ -50,7 +51,9 @@ def case_verdicts(claim: Claim, budget: Budget, control: str | None = None) -> d
                 if token is not None:
                     CONFIDENCE.reset(token)
             out[case] = result.verdict
-            if not straddles(result):
+            later = looks[i + 1] if i + 1 < len(looks) else None
+            nxt = claim.config(budget, {"seeds": later}, control) if later else None
+            if not more_seeds(claim, result, cfg, nxt):
                 break
     return out
 

@@ -63,8 +63,9 @@ CASES: tuple[Case, ...] = get_args(Case)
 def uniform_rule(budget: Budget, seeds: Any) -> SeedRule | None:
     """genlab's one pre-registered seed rule (issue #36, declared for every claim at once on
     2026-12-03, not per claim after its result): at the full budget, a design that replicates over
-    ``n >= 2`` seeds is read at ``n`` and, while an interval still straddles its threshold, once
-    more at ``2n`` (alpha 0.05 spent half at each look). Smoke budgets check that the code runs
+    ``n >= 2`` seeds is read at ``n`` and, while an interval over units that more seeds add to
+    still straddles its threshold (``runner.more_seeds``), once more at ``2n`` (alpha 0.05 spent
+    half at each look). Smoke budgets check that the code runs
     and keep their seeds."""
     if budget == "full" and isinstance(seeds, int) and seeds >= 2:
         return SeedRule(seeds, 2 * seeds, seeds)
@@ -232,12 +233,15 @@ class Claim:
                         f"which is not declared ({', '.join(self.measures)})"
                     )
 
-    def rule(self, budget: Budget) -> SeedRule | None:
+    def rule(self, budget: Budget, control: str | None = None) -> SeedRule | None:
         """The seed rule at ``budget``: the declared one, else ``uniform_rule`` of the config's
-        seeds."""
-        if budget in self.seed_rule:
+        seeds. A control (``control``, run at ``budget``) follows ``uniform_rule`` of its own
+        seeds, unless the claim declares none at that budget (issue #36, Dec 4 2026: controls take
+        the claims' rule, declared for every claim at once)."""
+        if budget in self.seed_rule and (control is None or self.seed_rule[budget] is None):
             return self.seed_rule[budget]
-        return uniform_rule(budget, self.config(budget).model_dump().get("seeds"))
+        seeds = self.config(budget, control=control).model_dump().get("seeds")
+        return uniform_rule(budget, seeds)
 
     def config(
         self,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import resource
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from genlab.claims.base import Budget, Claim, ClaimResult, Verdict
@@ -13,6 +13,7 @@ from genlab.claims.guards import CONFIDENCE
 from genlab.engine import run_spec
 from genlab.errors import GenlabError, SpecError
 from genlab.provenance import verdict_extras
+from genlab.registry import Params
 from genlab.spec import RunSpec
 from genlab.store import Store
 
@@ -68,15 +69,42 @@ def measured_controls(claim: Claim, store: Store, budget: Budget) -> dict[str, V
     return out
 
 
-def straddles(result: ClaimResult) -> bool:
+def straddles(result: ClaimResult, fixed: Collection[str] = ()) -> bool:
     """Whether more seeds could decide: the verdict is inconclusive, an interval straddles its
     threshold and no guard but the intervals' own (power) failed. An arm that did not fit, or
-    parts that disagree, stop a seed rule (more seeds of the same design do not fix them)."""
+    parts that disagree, stop a seed rule (more seeds of the same design do not fix them), and so
+    does an interval named in ``fixed``, whose units more seeds do not add to (``fixed_units``)."""
     failed = {g.kind for g in result.guards if not g.ok}
     return (
         result.verdict == "inconclusive"
         and failed <= {"power"}
-        and any(iv.verdict() == "inconclusive" for iv in result.intervals)
+        and any(iv.verdict() == "inconclusive" and iv.name not in fixed for iv in result.intervals)
+    )
+
+
+def fixed_units(claim: Claim, now: Params, later: Params) -> set[str]:
+    """The intervals whose units more seeds do not add to: each judged on the claim's synthetic
+    ``effect`` table at ``now``'s seeds and at ``later``'s, those whose ``n`` stays the same (the
+    models of a zoo, ranked task x length cells); an interval over seeds, or over seed x task
+    pairs, grows. Part of genlab's seed rule (issue #36, Dec 4 2026, declared for every claim at
+    once after length.nope's second look, which could not narrow its intervals over cells)."""
+    try:
+        before, after = (
+            claim.evaluate(c, claim.synthetic_table(c, "effect")).intervals for c in (now, later)
+        )
+    except NotImplementedError:  # no synthetic tables: every interval counts
+        return set()
+    n = {iv.name: iv.n for iv in before}
+    return {iv.name for iv in after if n.get(iv.name) == iv.n}
+
+
+def more_seeds(claim: Claim, result: ClaimResult, now: Params, later: Params | None) -> bool:
+    """Whether a seed rule takes its next look, the design ``later`` (``None``: there is none),
+    after judging ``now``: an interval straddles whose units the extra seeds add to."""
+    return (
+        later is not None
+        and straddles(result)
+        and straddles(result, fixed_units(claim, now, later))
     )
 
 
@@ -97,9 +125,10 @@ def run_claim(
     verdict at ``budget`` is run first (finished runs and measured controls are reused); without,
     the verdict names the controls not yet measured. With ``control`` (a name of
     ``claim.controls``), run that control instead, at its own budget: its verdict is recorded as
-    the control's, not the claim's. A claim with a ``seed_rule`` at ``budget`` is judged at each of
-    the rule's looks in turn (its intervals at that look's level) while an interval straddles
-    (``straddles``); the seeds of the last look are what the recorded configuration says."""
+    the control's, not the claim's. A claim (or control) with a seed rule at ``budget``
+    (``Claim.rule``) is judged at each of the rule's looks in turn (its intervals at that look's
+    level) while an interval straddles that the next look's seeds add to (``more_seeds``); the
+    seeds of the last look are what the recorded configuration says."""
     if isinstance(execute, str):
         from genlab.sweep import make_executor
 
@@ -110,9 +139,9 @@ def run_claim(
             run_claim(claim, store, c.budget, progress=progress, execute=execute, control=name)
     if control is not None:
         budget = claim.controls[control].budget if control in claim.controls else budget
-    rule = claim.rule(budget) if control is None else None
+    rule = claim.rule(budget, control)
     looks = rule.looks() if rule and "seeds" not in (overrides or {}) else [None]
-    for n in looks:  # a sequential rule's looks, or the one design
+    for i, n in enumerate(looks):  # a sequential rule's looks, or the one design
         more = {"seeds": n} if n is not None else {}
         cfg = claim.config(budget, {**(overrides or {}), **more}, control)
         specs = claim.specs(cfg)
@@ -127,9 +156,16 @@ def run_claim(
         finally:
             if token is not None:
                 CONFIDENCE.reset(token)
-        if not straddles(result):
+        later = looks[i + 1] if i + 1 < len(looks) else None
+        nxt = {**(overrides or {}), "seeds": later}
+        if not more_seeds(
+            claim, result, cfg, claim.config(budget, nxt, control) if later else None
+        ):
             break
-    config_id = claim.config_id(cfg)
+    # a control's verdict is found by its declared design (``measured_controls``), whatever look
+    config_id = claim.config_id(
+        cfg if control is None else claim.config(budget, overrides, control)
+    )
     if control is None:
         result = claim.recorded(result, budget, measured_controls(claim, store, budget))
     name = f"{claim.id}-{budget}-{control}" if control else f"{claim.id}-{budget}"
