@@ -49,3 +49,31 @@ def test_a_change_is_recorded_with_its_reason(tmp_path, monkeypatch):
 
 def test_the_lock_lives_at_the_repository_root():
     assert LOCK.name == "claims.lock" and (LOCK.parent / "pyproject.toml").is_file()
+
+
+def _said(claim_cls):
+    class Said(claim_cls):
+        to_decide = "50,000 steps, ~3 CPU-hours"
+
+        def decide(self, cfg, table):
+            return super().decide(cfg, table)
+
+    return Said
+
+
+def _plain(claim_cls):
+    class Said(claim_cls):
+        def decide(self, cfg, table):
+            return super().decide(cfg, table)
+
+    return Said
+
+
+def test_what_deciding_would_take_is_not_the_design():
+    """``to_decide`` is left out of the judge's code, as docstrings are; code is not."""
+    from genlab.claims.freeze import judge_source
+
+    base = type(CLAIMS.get("grokking.linear").obj)
+    said, plain = _said(base)(), _plain(base)()
+    assert said.to_decide and judge_source(said) == judge_source(plain)
+    assert judge_source(said) != judge_source(CLAIMS.get("grokking.linear").obj)

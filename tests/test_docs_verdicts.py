@@ -46,6 +46,7 @@ def test_needs_counts_an_interval_in_its_own_units():
     iv = {"name": "d", "estimate": 0.05, "lo": -0.05, "hi": 0.15, "null": 0.0, "smallest": 0.1}
     iv["absence"] = False
     assert seeds_needed({**iv, "n": 4}, 4) == "d: about 16 seeds (now 4)"  # half 0.1, gap 0.05
+    assert seeds_needed({**iv, "n": 4}, 4, 3600.0) == "d: about 16 seeds (now 4, ~4.0 CPU-hours)"
     over_cells = seeds_needed({**iv, "n": 6}, 4)  # e.g. task x length cells, not seeds
     assert over_cells == "d: about 24 of its units (now 6; its units are not seeds)"
     on_the_bar = seeds_needed({**iv, "n": 4, "estimate": 0.1001}, 4)
@@ -53,3 +54,23 @@ def test_needs_counts_an_interval_in_its_own_units():
     assert seeds_needed({**iv, "n": 6, "estimate": 0.1001}, 4).endswith(
         "no number of its units decides"
     )
+
+
+def test_needs_says_what_the_claim_measured_deciding_would_take():
+    """An arm that did not fit: the claim's own measured ``to_decide`` replaces the generic
+    sentence; a straddle still counts seeds."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        from verdict_tables import needs_of
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    said = CLAIMS.get("comp.icl_forcing").obj.to_decide
+    assert "CPU-hours" in said
+    assert (
+        needs_of("comp.icl_forcing", "full", "fit: arm a did not fit (val 0.1 < 0.8)", []) == said
+    )
+    generic = needs_of("comp.icl_forcing", "smoke", "fit: arm a did not fit (val 0.1 < 0.8)", [])
+    assert generic.startswith("arms that fit")
+    iv = {"name": "d", "estimate": 0.05, "lo": -0.05, "hi": 0.15, "null": 0.0, "smallest": 0.1}
+    iv.update(absence=False, n=4, verdict="inconclusive")
+    assert needs_of("comp.icl_forcing", "full", "straddle", [iv], 4) == "d: about 16 seeds (now 4)"

@@ -80,9 +80,10 @@ pages (`genlab site`) show whole; each family's page carries its own rows.
 - **Scope**: `paper` (the paper's protocol at a smaller size), `proxy` (a scaled-down stand-in) or
   `reconstruction` (genlab's reading of an abstract whose method or data is unavailable). Each
   family page lists what every claim changes from its paper.
-- **Seeds** follow one pre-registered rule: at full, a claim over `n` seeds is read at `n` and,
-  while an interval straddles its threshold and every arm read fits, once more at `2n`, each
-  look's interval at 97.5% (`benchmarks/sequential_seeds.py` measures the rule's error rate).
+- **Seeds** follow one pre-registered rule: at full, a claim or control over `n` seeds is read
+  at `n` and, while an interval over seeds straddles its threshold and every arm read fits, once
+  more at `2n`, each look's interval at 97.5% (`benchmarks/sequential_seeds.py` measures the
+  rule's error rate). *Needs* counts seeds and CPU-hours at the observed spread.
 - **(earlier rules)** marks a verdict measured before controls were measured (licensed by
   declared control flags), not yet re-judged; **(earlier design)** one judged by an earlier
   design of the claim (`claims.lock` records each change and its reason).
@@ -105,11 +106,12 @@ def reason_of(evidence: str) -> str:
     )
 
 
-def seeds_needed(iv: dict[str, Any], seeds: Any = None) -> str | None:
+def seeds_needed(iv: dict[str, Any], seeds: Any = None, cpu_s: Any = None) -> str | None:
     """Seeds at which an interval that straddles a threshold would clear the nearer one, at the
-    observed spread (the half-width shrinks as 1/sqrt(n); the t quantile is held). An interval
-    over more units than the design's ``seeds`` (the models of a zoo, task x length cells) is
-    counted in its own units; past 100x the units it has, no count decides."""
+    observed spread (the half-width shrinks as 1/sqrt(n); the t quantile is held), with the CPU
+    hours they would take at the recorded CPU time per seed (``cpu_s`` over ``seeds``, controls
+    included). An interval over more units than the design's ``seeds`` (the models of a zoo, task
+    x length cells) is counted in its own units; past 100x the units it has, no count decides."""
     est, lo, hi, n = iv["estimate"], iv["lo"], iv["hi"], iv["n"]
     own = isinstance(seeds, int) and n <= seeds  # over seeds (some may have dropped out)
     unit, note = ("seeds", "") if own else ("of its units", "; its units are not seeds")
@@ -121,7 +123,10 @@ def seeds_needed(iv: dict[str, Any], seeds: Any = None) -> str | None:
     if count > 100 * n:
         what = unit.removeprefix("of ")
         return f"{iv['name']}: the estimate sits on a threshold; no number of {what} decides"
-    return f"{iv['name']}: about {count} {unit} (now {n}{note})"
+    cost = ""
+    if own and isinstance(cpu_s, int | float) and cpu_s > 0:
+        cost = f", ~{count * cpu_s / seeds / 3600:.1f} CPU-hours"
+    return f"{iv['name']}: about {count} {unit} (now {n}{note}{cost})"
 
 
 AGREE = (
@@ -131,9 +136,17 @@ AGREE = (
 
 
 def needs_of(
-    claim_id: str, budget: str, reason: str, intervals: list[dict[str, Any]], seeds: Any = None
+    claim_id: str,
+    budget: str,
+    reason: str,
+    intervals: list[dict[str, Any]],
+    seeds: Any = None,
+    cpu_s: Any = None,
 ) -> str:
-    """What would decide an inconclusive verdict, from why it is inconclusive."""
+    """What would decide an inconclusive verdict, from why it is inconclusive: seeds (and CPU
+    hours) for an interval that straddles, else what the claim says deciding it would take at full
+    (``Claim.to_decide``, measured), else the kind of change its reason calls for."""
+    said = CLAIMS.get(claim_id).obj.to_decide if budget == "full" and claim_id in CLAIMS else ""
     parts = []
     if "controls not run" in reason:
         parts.append(f"run its controls: genlab claims run {claim_id} --budget {budget}")
@@ -147,10 +160,12 @@ def needs_of(
         parts.append("arms off the floor / ceiling")
     if "only checks that the code runs" in reason:
         parts.append("the full budget")
+    if said and parts and "controls not run" not in reason:
+        parts = [said]
     straddle = [iv for iv in intervals if iv.get("verdict") == "inconclusive"]
     if "intervals do not support" in reason or ("power" in reason) or (straddle and not parts):
-        parts += [s for iv in straddle if (s := seeds_needed(iv, seeds))]
-    return "; ".join(parts) or AGREE
+        parts += [s for iv in straddle if (s := seeds_needed(iv, seeds, cpu_s))]
+    return "; ".join(parts) or said or AGREE
 
 
 def finite(intervals: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -244,7 +259,14 @@ def renew(rec: dict[str, Any], claim_id: str, budget: str) -> dict[str, Any]:
     derived from them when it was measured."""
     if rec.get("rules") != "measured" or not rec.get("reason"):
         return rec
-    needs = needs_of(claim_id, budget, rec["reason"], rec.get("intervals", []), rec.get("seeds"))
+    needs = needs_of(
+        claim_id,
+        budget,
+        rec["reason"],
+        rec.get("intervals", []),
+        rec.get("seeds"),
+        rec.get("cpu_s"),
+    )
     if needs == AGREE and rec.get("needs") and not rec.get("intervals"):
         return rec
     return {**rec, "needs": needs}

@@ -29,9 +29,20 @@ from genlab.errors import SpecError
 LOCK = Path(__file__).resolve().parents[3] / "claims.lock"  # the repository's root
 
 
+def _sets(stmt: ast.stmt, name: str) -> bool:
+    """Whether ``stmt`` assigns ``name`` (``name = ...`` or ``name: T = ...``)."""
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
+    return isinstance(stmt, ast.Assign | ast.AnnAssign) and any(
+        isinstance(t, ast.Name) and t.id == name for t in targets
+    )
+
+
 def judge_source(claim: Claim) -> str:
-    """The claim class's code without docstrings or formatting (``ast.dump``)."""
+    """The claim class's code without docstrings, ``to_decide`` (what deciding would take, not
+    the design) or formatting (``ast.dump``)."""
     tree = ast.parse(textwrap.dedent(inspect.getsource(type(claim))))
+    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+        cls.body = [s for s in cls.body if not _sets(s, "to_decide")] or [ast.Pass()]
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
         if (

@@ -113,6 +113,11 @@ class FunctionMasking(Claim):
         "conventions, replaced by a 2-layer transformer trained from scratch to pick 1 of 3 "
         "single-token functions whose names echo the query, tested with renamed and swapped names"
     )
+    to_decide = (
+        "Arms that fit: final val is bimodal (eleven of twenty runs 0.95-1.0, six 0.65-0.79 at "
+        "step 1,500): more steps or 8 seeds; and a negative control without the names' identity "
+        "cue (its own came out reproduced)."
+    )
     budgets = {"smoke": {"steps": 100, "n_train": 2000, "seeds": 2}, "full": {}}
     smoke_decides = False  # 2 seeds and 100 steps only check that the code runs
     GAP = 0.05  # fixed before running

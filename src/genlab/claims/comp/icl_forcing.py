@@ -101,6 +101,11 @@ class ICLForcing(Claim):
         "parameters) on SCAN's add-jump split only"
     )
     smoke_decides = False  # 2 seeds, and 150 steps fit no arm
+    to_decide = (
+        "An ICL-forced arm that fits: its val rises ~0.011 per 1,000 steps after 2,000 (0.107 at "
+        "3,500), so the 0.8 bar is ~65,000 steps away, ~12 CPU-hours for the design with its "
+        "control; then a positive control."
+    )
     budgets = {
         "smoke": {
             "steps": 150,

@@ -76,6 +76,11 @@ class LowRank(Claim):
         "factorisation of the last layer only; at the full budget each arm at its best of 4 "
         "random-search draws (lr, batch size, the rank), picked by training-domain validation"
     )
+    to_decide = (
+        "Arms that fit: the small CNN trained from scratch reaches val 0.64-0.70 (bar 0.8), where "
+        "the paper fine-tunes a pretrained AlexNet; a backbone that fits, then a positive control "
+        "(none is known)."
+    )
     budgets = {"smoke": {"steps": 201, "seeds": 3}, "full": {"search": SEARCH_FULL}}
     search_on = "val"
     smoke_decides = False  # 201 steps: no arm fits (measured), module docstring

@@ -136,6 +136,11 @@ class BiasesNotPredictive(Claim):
         "on 16x16 digits trained with different augmentations; spectral biases only (no shape "
         "bias, no critical band), as relative accuracies on low-/high-pass filtered digits"
     )
+    to_decide = (
+        "Arms that fit (four augmentations at val 0.847-0.885 after 600 steps: more steps), a PGD "
+        "radius that does not floor the zoo (the positive control's PGD accuracy is 0) and a "
+        "negative control on blur alone."
+    )
     budgets = {"smoke": {"strengths": [1.0], "steps": 200}, "full": {}}
     smoke_decides = False  # 9 models: a bootstrap CI of tau cannot lie below 0.3
     TAU = 0.3  # a moderate rank correlation, fixed before any run

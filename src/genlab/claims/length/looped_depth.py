@@ -108,6 +108,11 @@ class LoopedDepth(LengthClaim):
         "6."
     )
     smoke_decides = False
+    to_decide = (
+        "Arms that fit: every pilot stalls at the two-hop lookup (val <= 0.45 at 2-4k steps); the "
+        "authors train ~156k steps on a GPU. 30k steps here: 3-6 CPU-hours for the design, not "
+        "shown to suffice; then a positive control."
+    )
     budgets = {
         "smoke": {
             "train_length": 2,

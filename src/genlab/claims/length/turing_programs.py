@@ -80,6 +80,11 @@ class TuringPrograms(LengthClaim):
         "whole chain by teacher forcing."
     )
     smoke_decides = False
+    to_decide = (
+        "A direct arm that fits: more steps do not (reversed stays at val 0.40-0.51 from 4,000 to "
+        "20,000 steps; turing at 0.87-0.915 to 10,000), so a new setting (schedule, width, "
+        "depth); then a positive control."
+    )
     budgets = {
         "smoke": {
             "train_length": 2,
