@@ -33,8 +33,9 @@ DECISIONS: tuple[Verdict, ...] = ("reproduced", "not reproduced")
 
 def case_verdicts(claim: Claim, budget: Budget, control: str | None = None) -> dict[Case, str]:
     """The judge's verdict on each synthetic case at ``budget`` (or at ``control``'s design),
-    read as the runner reads it: at each look of the claim's seed rule, its intervals at that
-    look's level, while one straddles; ``"error: ..."`` where the claim cannot build the table."""
+    read as the runner reads it: at each look of the seed rule, its intervals at that look's
+    level, while one straddles that more seeds add to (``runner.more_seeds``); ``"error: ..."``
+    where the claim cannot build the table."""
     rule = claim.rule(budget, control)
     out: dict[Case, str] = {}
     looks = rule.looks() if rule else [None]

@@ -65,8 +65,7 @@ def uniform_rule(budget: Budget, seeds: Any) -> SeedRule | None:
     2026-12-03, not per claim after its result): at the full budget, a design that replicates over
     ``n >= 2`` seeds is read at ``n`` and, while an interval over units that more seeds add to
     still straddles its threshold (``runner.more_seeds``), once more at ``2n`` (alpha 0.05 spent
-    half at each look). Smoke budgets check that the code runs
-    and keep their seeds."""
+    half at each look). Smoke budgets check that the code runs and keep their seeds."""
     if budget == "full" and isinstance(seeds, int) and seeds >= 2:
         return SeedRule(seeds, 2 * seeds, seeds)
     return None
