@@ -51,22 +51,32 @@ def test_the_lock_lives_at_the_repository_root():
     assert LOCK.name == "claims.lock" and (LOCK.parent / "pyproject.toml").is_file()
 
 
-def _said(claim_cls):
-    class Said(claim_cls):
+def _with_to_decide(base):
+    class Same(base):
         to_decide = "50,000 steps, ~3 CPU-hours"
 
         def decide(self, cfg, table):
             return super().decide(cfg, table)
 
-    return Said
+    return Same()
 
 
-def _plain(claim_cls):
-    class Said(claim_cls):
+def _without(base):
+    class Same(base):
         def decide(self, cfg, table):
             return super().decide(cfg, table)
 
-    return Said
+    return Same()
+
+
+def _other_code(base):
+    class Same(base):
+        to_decide = "50,000 steps, ~3 CPU-hours"
+
+        def decide(self, cfg, table):
+            return super().decide(cfg, table.head(1))
+
+    return Same()
 
 
 def test_what_deciding_would_take_is_not_the_design():
@@ -74,6 +84,6 @@ def test_what_deciding_would_take_is_not_the_design():
     from genlab.claims.freeze import judge_source
 
     base = type(CLAIMS.get("grokking.linear").obj)
-    said, plain = _said(base)(), _plain(base)()
-    assert said.to_decide and judge_source(said) == judge_source(plain)
-    assert judge_source(said) != judge_source(CLAIMS.get("grokking.linear").obj)
+    said = _with_to_decide(base)
+    assert said.to_decide and judge_source(said) == judge_source(_without(base))
+    assert judge_source(said) != judge_source(_other_code(base))
